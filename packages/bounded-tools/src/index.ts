@@ -1,0 +1,62 @@
+export { LIMITS, STORE_DEFAULTS } from './limits.js';
+export type { JsonValue, JsonObject } from './json.js';
+export {
+  measureToolResult,
+  type BoundedToolResult,
+  type ToolContentBlock,
+  type TextBlock,
+  type ResourceLinkBlock,
+  type ResultSize,
+} from './measure.js';
+export {
+  PAGE_SHAPE,
+  computeCounts,
+  queryFingerprint,
+  encodeCursor,
+  resolveOffset,
+  stableStringify,
+  type PageRequest,
+  type CountKey,
+  type Counts,
+} from './paging.js';
+export {
+  SEARCH_SHAPE,
+  SEARCH_MODES,
+  compileMatcher,
+  searchItems,
+  type SearchMode,
+  type SearchOptions,
+  type SearchFields,
+  type SearchMatch,
+  type SearchOutcome,
+  type Matcher,
+} from './search.js';
+export { fitItems, fitObject, type FitOutcome, type ClippedItem } from './fit.js';
+export {
+  createBoundedTools,
+  compileFilter,
+  READ_RESULT_TOOL,
+  type BoundedTools,
+  type BoundedToolsOptions,
+  type ToolCallContext,
+  type ToolPayload,
+  type ObjectPayload,
+  type ListPayload,
+  type PagePayload,
+  type ToolSpec,
+  type ListToolSpec,
+  type LoadedList,
+} from './kit.js';
+export {
+  RESULT_ID_PATTERN,
+  newResultId,
+  resultUri,
+  type ResultStore,
+  type StoredResultMeta,
+  type PutResultInput,
+  type ReadRequest,
+  type ReadResponse,
+} from './store/types.js';
+export { createMemoryResultStore } from './store/memory-store.js';
+export { createFileResultStore, type FileStoreOptions } from './store/file-store.js';
+export type { StoreOptions, StoreLimits } from './store/common.js';

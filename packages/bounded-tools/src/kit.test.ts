@@ -1,0 +1,174 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { FlotillaError } from '@flotilla/core';
+import { METRIC } from '@flotilla/metrics';
+import { harness, type Harness } from './testing/harness.test-util.js';
+import { measureToolResult } from './measure.js';
+import { SEARCH_SHAPE, searchItems } from './search.js';
+import type { BoundedTools } from './kit.js';
+
+type Item = { name: string; team: string; status: string; note: string };
+const items: Item[] = Array.from({ length: 250 }, (_, i) => ({
+  name: `app-${String(i).padStart(3, '0')}`,
+  team: `team-${i % 12}`,
+  status: i % 5 === 0 ? 'OutOfSync' : 'Synced',
+  note: 'x'.repeat(i % 7 === 0 ? 400 : 20),
+}));
+
+function setup(kit: BoundedTools): void {
+  kit.registerList({
+    name: 'list_things',
+    description: 'List things.',
+    itemKind: 'things',
+    filters: z.strictObject({ status: z.enum(['Synced', 'OutOfSync']).optional() }),
+    load: (filters) => Promise.resolve(items.filter((item) => filters.status === undefined || item.status === filters.status)),
+    counts: { by_status: (item) => item.status, by_team: (item) => item.team },
+  });
+  kit.registerList({
+    name: 'search_things',
+    description: 'Search things.',
+    itemKind: 'things',
+    filters: z.strictObject(SEARCH_SHAPE),
+    load: (args) => {
+      const outcome = searchItems(items, (item) => [['name', item.name], ['team', item.team]], { ...args, cap: 30 });
+      return Promise.resolve({ items: outcome.matches.map((m) => m.item), search: outcome });
+    },
+  });
+  kit.register({
+    name: 'explode',
+    description: 'Always fails.',
+    input: z.strictObject({ how: z.enum(['bug', 'upstream']) }),
+    run: (args) =>
+      Promise.reject(args.how === 'bug' ? new TypeError('boom') : new FlotillaError('upstream_unavailable', 'upstream is down', { remedy: 'Try later.' })),
+  });
+  kit.registerReadResult();
+}
+
+let h: Harness;
+afterEach(async () => h.close());
+
+describe('list tools', () => {
+  it('pages with the default limit and reports truthful metadata and whole-set counts', async () => {
+    h = await harness(setup);
+    const body = h.json(await h.call('list_things', {}));
+    expect(body).toMatchObject({ item_kind: 'things', total: 250, offset: 0, limit: 20, has_more: true });
+    expect(body.returned).toBe((body.items as unknown[]).length);
+    expect(body.next_offset).toBe(body.returned);
+    expect((body.counts as Record<string, Record<string, number>>).by_status).toEqual({ Synced: 200, OutOfSync: 50 });
+    expect(Object.values((body.counts as Record<string, Record<string, number>>).by_team).reduce((a, b) => a + b, 0)).toBe(250);
+  });
+
+  it('rejects out-of-range arguments with an isError result that names the valid range', async () => {
+    h = await harness(setup);
+    for (const args of [{ limit: 0 }, { limit: 10_000 }, { offset: -1 }, { limit: 'ten' }, { status: 'Broken' }, { nope: 1 }]) {
+      const result = await h.call('list_things', args);
+      expect(result.isError).toBe(true);
+      const body = h.json(result);
+      expect(body.error).toBe('invalid_argument');
+      expect(String(body.message)).toMatch(/limit must be a whole number from 1 to 100|offset must be|status|unknown argument/);
+    }
+    const metrics = await h.metrics.registry.getSingleMetricAsString(METRIC.toolCalls);
+    expect(metrics).toContain('outcome="tool_error"');
+  });
+
+  it('cuts a page to the token budget and says where to continue', async () => {
+    h = await harness(setup, { budgetTokens: 400 });
+    const result = await h.call('list_things', { limit: 100 });
+    const size = measureToolResult(result, h.counter);
+    expect(size.tokens).toBeLessThanOrEqual(400);
+    const body = h.json(result);
+    expect(body.truncated_by_budget).toBe(true);
+    expect(body.returned as number).toBeLessThan(100);
+    expect(body.next_offset).toBe(body.returned);
+  });
+
+  it('spills a large first page to the store and pages it back with read_result', async () => {
+    h = await harness(setup);
+    const first = await h.call('list_things', {});
+    const link = first.content.find((block) => block.type === 'resource_link');
+    expect(link).toMatchObject({ type: 'resource_link', mimeType: 'application/json' });
+    expect(link?.type === 'resource_link' && (link.size ?? 0) > 0).toBe(true);
+    const body = h.json(first);
+    const id = body.result_id as string;
+    expect(body.stored_items).toBe(250);
+    const names: string[] = [];
+    let offset = 0;
+    for (let guard = 0; guard < 100; guard += 1) {
+      const page = h.json(await h.call('read_result', { result_id: id, offset, limit: 500 }));
+      names.push(...(page.items as Item[]).map((item) => item.name));
+      if (page.has_more !== true) break;
+      offset = page.next_offset as number;
+    }
+    expect(names).toEqual(items.map((item) => item.name));
+    const filtered = h.json(await h.call('read_result', { result_id: id, filter: 'status=outofsync', limit: 5 }));
+    expect(filtered.total).toBe(50);
+    const summary = h.json(await h.call('read_result', { result_id: id, summary_only: true }));
+    expect(summary).toMatchObject({ total: 250, item_kind: 'things' });
+  });
+
+  it('does not spill small results', async () => {
+    h = await harness(setup);
+    const result = await h.call('list_things', { status: 'OutOfSync' });
+    expect(result.content.some((block) => block.type === 'resource_link')).toBe(false);
+    expect(h.json(result).result_id).toBeUndefined();
+  });
+
+  it('continues with an opaque cursor and refuses it for another query', async () => {
+    h = await harness(setup);
+    const first = h.json(await h.call('list_things', { status: 'Synced', limit: 5 }));
+    const second = h.json(await h.call('list_things', { status: 'Synced', limit: 5, cursor: first.next_cursor }));
+    expect(second.offset).toBe(5);
+    const wrong = await h.call('list_things', { status: 'OutOfSync', cursor: first.next_cursor });
+    expect(wrong.isError).toBe(true);
+    expect(h.json(wrong).message).toMatch(/different query/);
+    const garbage = await h.call('list_things', { cursor: 'not-a-cursor' });
+    expect(garbage.isError).toBe(true);
+  });
+});
+
+describe('read_result errors', () => {
+  it('explains unknown ids and malformed ids', async () => {
+    h = await harness(setup);
+    const unknown = await h.call('read_result', { result_id: 'r_000000000000000000000000' });
+    expect(unknown.isError).toBe(true);
+    expect(h.json(unknown)).toMatchObject({ error: 'not_found' });
+    const malformed = await h.call('read_result', { result_id: '../../etc/passwd' });
+    expect(h.json(malformed).message).toMatch(/result_id must be an id a tool returned/);
+    const tooMany = await h.call('read_result', { result_id: 'r_000000000000000000000000', limit: 501 });
+    expect(h.json(tooMany).message).toMatch(/from 1 to 500/);
+  });
+});
+
+describe('search', () => {
+  it('stops at the match cap and says how to narrow', async () => {
+    h = await harness(setup);
+    const body = h.json(await h.call('search_things', { query: 'app-' }));
+    expect(body.search).toMatchObject({ capped: true, match_cap: 30 });
+    expect(body.total).toBe(30);
+    expect(String(body.next_step)).toMatch(/narrow/);
+  });
+
+  it('turns a bad regex into an isError result', async () => {
+    h = await harness(setup);
+    const result = await h.call('search_things', { query: '([a-z', mode: 'regex' });
+    expect(result.isError).toBe(true);
+    expect(h.json(result)).toMatchObject({ error: 'invalid_argument' });
+    expect(String(h.json(result).remedy)).toMatch(/substring/);
+    const ok = h.json(await h.call('search_things', { query: '^app-00[0-4]$', mode: 'regex' }));
+    expect(ok.total).toBe(5);
+  });
+});
+
+describe('failures', () => {
+  it('reports upstream failures and bugs as tool errors and keeps serving', async () => {
+    h = await harness(setup);
+    const upstream = await h.call('explode', { how: 'upstream' });
+    expect(h.json(upstream)).toMatchObject({ error: 'upstream_unavailable', remedy: 'Try later.' });
+    const bug = await h.call('explode', { how: 'bug' });
+    expect(h.json(bug)).toMatchObject({ error: 'internal' });
+    expect(JSON.stringify(h.json(bug))).not.toContain('boom');
+    expect(h.json(await h.call('list_things', { limit: 1 })).returned).toBe(1);
+    const metrics = await h.metrics.registry.getSingleMetricAsString(METRIC.toolCalls);
+    expect(metrics).toContain('outcome="exception"');
+  });
+});

@@ -1,0 +1,460 @@
+import { performance } from 'node:perf_hooks';
+import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { z } from 'zod';
+import { FlotillaError, describeError, isFlotillaError, type Logger } from '@flotilla/core';
+import type { FlotillaMetrics, ToolOutcome } from '@flotilla/metrics';
+import type { TokenCounter } from '@flotilla/tokens';
+import { fitItems, fitObject } from './fit.js';
+import type { JsonObject, JsonValue } from './json.js';
+import { LIMITS } from './limits.js';
+import { measureToolResult, type BoundedToolResult, type ResourceLinkBlock } from './measure.js';
+import { computeCounts, encodeCursor, PAGE_SHAPE, queryFingerprint, resolveOffset, type CountKey, type Counts, type PageRequest } from './paging.js';
+import type { SearchOutcome } from './search.js';
+import { RESULT_ID_PATTERN, type ResultStore, type StoredResultMeta } from './store/types.js';
+
+export interface BoundedToolsOptions {
+  readonly server: McpServer;
+  readonly counter: TokenCounter;
+  readonly store: ResultStore;
+  readonly metrics: FlotillaMetrics;
+  readonly logger: Logger;
+  /** Inline token budget per tool result (LIMITS.budgetMin..budgetMax, default LIMITS.budgetDefault). */
+  readonly budgetTokens?: number;
+  /** First pages of lists larger than this are also spilled to the store (default LIMITS.spillThresholdItems). */
+  readonly spillThresholdItems?: number;
+}
+
+export interface ToolCallContext {
+  readonly tool: string;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}
+
+/** What a tool hands back to the kit; the kit pages, measures, fits, spills and renders it. */
+export type ToolPayload = ObjectPayload | ListPayload | PagePayload;
+
+export interface ObjectPayload {
+  readonly kind: 'object';
+  readonly data: JsonObject;
+  /** What to ask for when the object is cut to the budget (e.g. "ask for one section"). */
+  readonly overflowHint?: string;
+}
+
+export interface ListPayload {
+  readonly kind: 'list';
+  readonly itemKind: string;
+  /** The whole filtered set, in order; the kit takes the page. */
+  readonly items: readonly JsonValue[];
+  readonly page: PageRequest;
+  /** The filter arguments: fingerprint for cursors, recorded with a spilled result. */
+  readonly query: JsonValue;
+  readonly counts?: Counts;
+  readonly notes?: readonly string[];
+  readonly search?: Pick<SearchOutcome<unknown>, 'capped' | 'cap' | 'scanned'>;
+  /** Set false for lists that must never be stored (e.g. already a read of a stored result). */
+  readonly spill?: boolean;
+}
+
+/** A page the tool already cut (e.g. read from the result store): the kit only fits it to the budget. */
+export interface PagePayload {
+  readonly kind: 'page';
+  readonly itemKind: string;
+  /** Items in the whole (filtered) result. */
+  readonly total: number;
+  readonly offset: number;
+  readonly limit: number;
+  readonly items: readonly JsonValue[];
+  readonly counts?: Counts;
+  readonly notes?: readonly string[];
+  /** The call that fetches the page at `nextOffset`, for next_step. */
+  readonly nextCall: (nextOffset: number) => string;
+}
+
+export interface ToolSpec<S extends z.ZodObject> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  readonly input: S;
+  readonly run: (args: z.output<S>, ctx: ToolCallContext) => Promise<ToolPayload>;
+}
+
+export interface LoadedList<T> {
+  readonly items: readonly T[];
+  readonly notes?: readonly string[];
+  readonly search?: Pick<SearchOutcome<unknown>, 'capped' | 'cap' | 'scanned'>;
+}
+
+export interface ListToolSpec<F extends z.ZodObject, T extends JsonValue> {
+  readonly name: string;
+  readonly title?: string;
+  readonly description: string;
+  /** Filter arguments (page arguments are added by the kit). */
+  readonly filters: F;
+  readonly itemKind: string;
+  readonly load: (filters: z.output<F>, ctx: ToolCallContext) => Promise<readonly T[] | LoadedList<T>>;
+  /** Aggregates computed over the whole filtered set. */
+  readonly counts?: Readonly<Record<string, CountKey<T>>>;
+}
+
+export interface BoundedTools {
+  readonly budgetTokens: number;
+  register<S extends z.ZodObject>(spec: ToolSpec<S>): void;
+  registerList<F extends z.ZodObject, T extends JsonValue>(spec: ListToolSpec<F, T>): void;
+  /** The companion reader of spilled results; every server that spills registers it once. */
+  registerReadResult(): void;
+  /** Render a payload into a bounded result (what registered tools do); exposed for in-process callers. */
+  render(tool: string, payload: ToolPayload): Promise<BoundedToolResult>;
+}
+
+export const READ_RESULT_TOOL = 'read_result';
+
+/**
+ * The SDK validates tool input before the handler runs and answers a bare protocol message. We let the SDK use
+ * the zod schema only for `tools/list` and validate in the handler ourselves, so a bad argument becomes an
+ * isError result that names the valid range, and is counted like every other call.
+ */
+function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
+  const std = schema['~standard'];
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'flotilla',
+      validate: (value: unknown) => ({ value }),
+      jsonSchema: std.jsonSchema,
+    },
+  } as StandardSchemaWithJSON;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const path = issue.path.join('.');
+      if (issue.code === 'unrecognized_keys') return `unknown argument(s): ${issue.keys.join(', ')}`;
+      return path.length > 0 && !issue.message.startsWith(path) ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join('; ');
+}
+
+export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
+  const budget = options.budgetTokens ?? LIMITS.budgetDefault;
+  if (!Number.isInteger(budget) || budget < LIMITS.budgetMin || budget > LIMITS.budgetMax) {
+    throw new FlotillaError('config_invalid', `token budget must be a whole number from ${LIMITS.budgetMin} to ${LIMITS.budgetMax}`);
+  }
+  const spillThreshold = options.spillThresholdItems ?? LIMITS.spillThresholdItems;
+  const { counter, store, metrics, server, logger } = options;
+
+  const errorResult = (error: FlotillaError): BoundedToolResult => {
+    const body: JsonObject = { error: error.code, message: counter.truncate(error.message, Math.floor(budget / 2)) };
+    if (error.remedy !== undefined) body.remedy = error.remedy;
+    if (Object.keys(error.details).length > 0) body.details = { ...error.details };
+    const fitted = fitObject(body, budget, counter, error.remedy ?? 'Correct the arguments and call again.');
+    return { content: [{ type: 'text', text: fitted.text }], isError: true };
+  };
+
+  const linkFor = (meta: StoredResultMeta): ResourceLinkBlock => ({
+    type: 'resource_link',
+    uri: meta.uri,
+    name: meta.result_id,
+    title: `${meta.total_items} ${meta.item_kind} from ${meta.tool}`,
+    mimeType: 'application/json',
+    size: meta.bytes,
+  });
+
+  async function renderList(tool: string, payload: ListPayload): Promise<BoundedToolResult> {
+    const fingerprint = queryFingerprint(payload.query);
+    const offset = resolveOffset(payload.page, fingerprint);
+    const total = payload.items.length;
+    const notes = [...(payload.notes ?? [])];
+    let stored: StoredResultMeta | undefined;
+    if (payload.spill !== false && offset === 0 && total > spillThreshold) {
+      try {
+        stored = await store.put({
+          tool,
+          item_kind: payload.itemKind,
+          query: payload.query,
+          counts: payload.counts ?? {},
+          items: payload.items,
+        });
+        metrics.toolSpills.inc({ tool });
+      } catch (error) {
+        if (!isFlotillaError(error) || error.code !== 'payload_too_large') throw error;
+        notes.push(`The full result was not stored: ${error.message}. Narrow the filters to page through it.`);
+      }
+    }
+    const pageItems = payload.items.slice(offset, offset + payload.page.limit);
+    return renderPage({
+      tool,
+      itemKind: payload.itemKind,
+      total,
+      offset,
+      limit: payload.page.limit,
+      pageItems,
+      counts: payload.counts,
+      notes,
+      search: payload.search,
+      stored,
+      fingerprint,
+      nextCall: (next) =>
+        stored !== undefined
+          ? `read_result with result_id "${stored.result_id}" and offset ${next} (a stored snapshot, no new upstream call)`
+          : `${tool} with the same filters and offset ${next}`,
+    });
+  }
+
+  interface PageView {
+    readonly tool: string;
+    readonly itemKind: string;
+    readonly total: number;
+    readonly offset: number;
+    readonly limit: number;
+    readonly pageItems: readonly JsonValue[];
+    readonly counts: Counts | undefined;
+    readonly notes: readonly string[];
+    readonly search: ListPayload['search'];
+    readonly stored: StoredResultMeta | undefined;
+    readonly fingerprint: string | undefined;
+    readonly nextCall: (nextOffset: number) => string;
+  }
+
+  function renderPage(view: PageView): BoundedToolResult {
+    const link = view.stored === undefined ? undefined : linkFor(view.stored);
+    const reserve = link === undefined ? 0 : counter.count(JSON.stringify(link));
+    const textBudget = budget - reserve;
+
+    const build = (withCounts: boolean, withNotes: boolean) => (page: readonly JsonValue[], truncated: boolean): JsonObject => {
+      const returned = page.length;
+      const nextOffset = view.offset + returned;
+      const hasMore = nextOffset < view.total;
+      const body: JsonObject = {
+        item_kind: view.itemKind,
+        total: view.total,
+        returned,
+        offset: view.offset,
+        limit: view.limit,
+        has_more: hasMore,
+        next_offset: hasMore ? nextOffset : null,
+      };
+      if (hasMore && view.fingerprint !== undefined) body.next_cursor = encodeCursor(nextOffset, view.fingerprint);
+      if (truncated) body.truncated_by_budget = true;
+      if (view.search !== undefined) {
+        body.search = { scanned: view.search.scanned, capped: view.search.capped, match_cap: view.search.cap };
+      }
+      if (withCounts && view.counts !== undefined && Object.keys(view.counts).length > 0) body.counts = view.counts;
+      if (view.stored !== undefined) {
+        body.result_id = view.stored.result_id;
+        body.stored_items = view.stored.total_items;
+        body.expires_at = view.stored.expires_at;
+      }
+      const steps: string[] = [];
+      if (hasMore) steps.push(`More: call ${view.nextCall(nextOffset)}.`);
+      if (truncated) steps.push(`This page was cut to the ${budget}-token budget; filters give fewer, more relevant items.`);
+      if (view.search?.capped === true) {
+        steps.push(`The search stopped at ${view.search.cap} matches; add words, use a regex or filter by type to narrow it.`);
+      }
+      if (withNotes && view.notes.length > 0) body.notes = [...view.notes];
+      if (steps.length > 0) body.next_step = steps.join(' ');
+      body.items = [...page];
+      return body;
+    };
+
+    // Degrade gracefully: full envelope, then without notes, then without counts.
+    let fitted = fitItems(view.pageItems, build(true, true), textBudget, counter);
+    if (fitted.tokens > textBudget || (fitted.returned === 0 && view.pageItems.length > 0)) {
+      fitted = fitItems(view.pageItems, build(true, false), textBudget, counter);
+    }
+    if (fitted.tokens > textBudget || (fitted.returned === 0 && view.pageItems.length > 0)) {
+      fitted = fitItems(view.pageItems, build(false, false), textBudget, counter);
+    }
+    if (fitted.tokens > textBudget) {
+      // Cannot happen with budgetMin and bounded envelopes; fail loudly rather than exceed the budget.
+      throw new Error(`envelope of ${view.tool} does not fit ${textBudget} tokens`);
+    }
+    if (fitted.truncated) metrics.toolBudgetTruncations.inc({ tool: view.tool });
+    return { content: link === undefined ? [{ type: 'text', text: fitted.text }] : [{ type: 'text', text: fitted.text }, link] };
+  }
+
+  async function render(tool: string, payload: ToolPayload): Promise<BoundedToolResult> {
+    switch (payload.kind) {
+      case 'object': {
+        const fitted = fitObject(payload.data, budget, counter, payload.overflowHint ?? 'Ask for less: a section or a filter.');
+        if (fitted.truncated) metrics.toolBudgetTruncations.inc({ tool });
+        return { content: [{ type: 'text', text: fitted.text }] };
+      }
+      case 'list':
+        return renderList(tool, payload);
+      case 'page':
+        return renderPage({
+          tool,
+          itemKind: payload.itemKind,
+          total: payload.total,
+          offset: payload.offset,
+          limit: payload.limit,
+          pageItems: payload.items,
+          counts: payload.counts,
+          notes: payload.notes ?? [],
+          search: undefined,
+          stored: undefined,
+          fingerprint: undefined,
+          nextCall: payload.nextCall,
+        });
+    }
+  }
+
+  function register<S extends z.ZodObject>(spec: ToolSpec<S>): void {
+    server.registerTool(
+      spec.name,
+      { title: spec.title, description: spec.description, inputSchema: advertiseOnly(spec.input), annotations: { readOnlyHint: true } },
+      async (rawArgs: unknown, sdkCtx) => {
+        const started = performance.now();
+        const log = logger.child({ tool: spec.name });
+        let outcome: ToolOutcome = 'ok';
+        let result: BoundedToolResult;
+        try {
+          const parsed = spec.input.safeParse(rawArgs ?? {});
+          if (!parsed.success) {
+            throw new FlotillaError('invalid_argument', `invalid arguments for ${spec.name}: ${describeIssues(parsed.error)}`, {
+              remedy: 'Correct the arguments named above and call again; tools/list shows the schema.',
+            });
+          }
+          const payload = await spec.run(parsed.data, { tool: spec.name, logger: log, signal: sdkCtx.mcpReq.signal });
+          result = await render(spec.name, payload);
+        } catch (error) {
+          if (isFlotillaError(error)) {
+            outcome = 'tool_error';
+            log.info({ code: error.code, err: describeError(error) }, 'tool call failed');
+            result = errorResult(error);
+          } else {
+            // A bug: logged with its stack and counted; the caller gets a stable message, the server stays up.
+            outcome = 'exception';
+            log.error({ err: error }, 'tool call raised an unexpected error');
+            result = errorResult(new FlotillaError('internal', `${spec.name} failed unexpectedly; the error was logged`));
+          }
+        }
+        const size = measureToolResult(result, counter);
+        metrics.toolCalls.inc({ tool: spec.name, outcome });
+        metrics.toolResultBytes.observe({ tool: spec.name }, size.bytes);
+        metrics.toolResultTokens.observe({ tool: spec.name }, size.tokens);
+        metrics.toolDuration.observe({ tool: spec.name }, (performance.now() - started) / 1000);
+        return result;
+      },
+    );
+  }
+
+  function registerList<F extends z.ZodObject, T extends JsonValue>(spec: ListToolSpec<F, T>): void {
+    const input = spec.filters.extend(PAGE_SHAPE);
+    const filterKeys = Object.keys(spec.filters.shape);
+    register({
+      name: spec.name,
+      title: spec.title,
+      description: spec.description,
+      input,
+      run: async (args, ctx) => {
+        const all = args as Record<string, unknown>;
+        const filters = Object.fromEntries(filterKeys.map((key) => [key, all[key]])) as z.output<F>;
+        const loaded = await spec.load(filters, ctx);
+        const list: LoadedList<T> = Array.isArray(loaded) ? { items: loaded as readonly T[] } : (loaded as LoadedList<T>);
+        return {
+          kind: 'list',
+          itemKind: spec.itemKind,
+          items: list.items,
+          page: { limit: all.limit as number, offset: all.offset as number, cursor: all.cursor as string | undefined },
+          query: JSON.parse(JSON.stringify(filters)) as JsonValue,
+          counts: spec.counts === undefined ? undefined : computeCounts(list.items, spec.counts),
+          notes: list.notes,
+          search: list.search,
+        };
+      },
+    });
+  }
+
+  function registerReadResult(): void {
+    const idMessage = 'result_id must be an id a tool returned, like r_0123456789abcdef01234567';
+    const readLimit = `limit must be a whole number from 1 to ${LIMITS.readMax} (default ${LIMITS.readDefault})`;
+    const input = z.strictObject({
+      result_id: z.string({ message: idMessage }).regex(RESULT_ID_PATTERN, idMessage).describe('The result_id a tool returned.'),
+      limit: z.number({ message: readLimit }).int(readLimit).min(1, readLimit).max(LIMITS.readMax, readLimit).default(LIMITS.readDefault)
+        .describe(`Items to return, 1-${LIMITS.readMax} (default ${LIMITS.readDefault}); the token budget may return fewer.`),
+      offset: PAGE_SHAPE.offset,
+      summary_only: z.boolean({ message: 'summary_only must be true or false' }).default(false)
+        .describe('Only totals and counts, no items.'),
+      filter: z.string().min(1).max(LIMITS.filterMaxLength, `filter must be at most ${LIMITS.filterMaxLength} characters`).optional()
+        .describe('Keep items matching it: "text" matches any value (case-insensitive); "field=value" matches one field exactly (dotted paths allowed).'),
+    });
+    register({
+      name: READ_RESULT_TOOL,
+      title: 'Read a stored result',
+      description:
+        'Page through a result that a tool stored because it was too large to return whole (it gave you a result_id). ' +
+        'Returns totals and counts of the full result, and items within the token budget. Results expire.',
+      input,
+      run: async (args) => {
+        if (args.summary_only) {
+          const meta = await store.meta(args.result_id);
+          return { kind: 'object', data: summaryOf(meta) };
+        }
+        const filter = args.filter === undefined ? undefined : compileFilter(args.filter);
+        const read = await store.read(args.result_id, { offset: args.offset, limit: args.limit, filter });
+        const notes = args.filter === undefined ? [] : [`filter "${args.filter}" matched ${read.total} of ${read.meta.total_items} stored items; counts describe all of them.`];
+        return {
+          kind: 'page',
+          itemKind: read.meta.item_kind,
+          total: read.total,
+          offset: args.offset,
+          limit: args.limit,
+          items: read.items,
+          counts: read.meta.counts,
+          notes,
+          nextCall: (next: number) =>
+            `read_result with result_id "${args.result_id}"${args.filter === undefined ? '' : ' and the same filter'} and offset ${next}`,
+        };
+      },
+    });
+  }
+
+  return {
+    budgetTokens: budget,
+    register,
+    registerList,
+    registerReadResult,
+    render,
+  };
+}
+
+function summaryOf(meta: StoredResultMeta): JsonObject {
+  return {
+    result_id: meta.result_id,
+    tool: meta.tool,
+    item_kind: meta.item_kind,
+    total: meta.total_items,
+    counts: meta.counts,
+    query: meta.query,
+    created_at: meta.created_at,
+    expires_at: meta.expires_at,
+    bytes: meta.bytes,
+    next_step: `Read items with read_result, result_id "${meta.result_id}", offset 0; add filter to narrow.`,
+  };
+}
+
+/** read_result's filter: "field=value" (exact, case-insensitive, dotted path) or free text over all values. */
+export function compileFilter(filter: string): (item: JsonValue) => boolean {
+  const eq = /^([A-Za-z_][\w.-]*)=(.*)$/.exec(filter);
+  if (eq !== null) {
+    const path = (eq[1] ?? '').split('.');
+    const wanted = (eq[2] ?? '').toLowerCase();
+    return (item) => {
+      let value: JsonValue | undefined = item;
+      for (const key of path) {
+        value = value !== null && typeof value === 'object' && !Array.isArray(value) ? value[key] : undefined;
+      }
+      if (Array.isArray(value)) return value.some((v) => String(v).toLowerCase() === wanted);
+      return value !== undefined && value !== null && String(value).toLowerCase() === wanted;
+    };
+  }
+  const needle = filter.toLowerCase();
+  const anyValue = (value: JsonValue): boolean => {
+    if (value === null) return false;
+    if (typeof value === 'object') return Array.isArray(value) ? value.some(anyValue) : Object.values(value).some(anyValue);
+    return String(value).toLowerCase().includes(needle);
+  };
+  return anyValue;
+}

@@ -1,0 +1,126 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createMetrics, METRIC } from '@flotilla/metrics';
+import { isFlotillaError } from '@flotilla/core';
+import type { JsonValue } from '../json.js';
+import { createFileResultStore } from './file-store.js';
+import { createMemoryResultStore } from './memory-store.js';
+import type { StoreOptions } from './common.js';
+import type { ResultStore } from './types.js';
+
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'flotilla-store-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const implementations: Record<string, (options: StoreOptions) => Promise<ResultStore>> = {
+  memory: (options) => Promise.resolve(createMemoryResultStore(options)),
+  file: async (options) => createFileResultStore({ ...options, directory: await tempDir(), sweepIntervalMs: 0 }),
+};
+
+const items = (n: number, pad = 10): JsonValue[] =>
+  Array.from({ length: n }, (_, i) => ({ name: `item-${i}`, team: `t${i % 3}`, text: 'é'.repeat(pad), tags: ['a', `n${i}`] }));
+
+async function errorCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return isFlotillaError(error) ? error.code : `not a FlotillaError: ${String(error)}`;
+  }
+  return 'no error';
+}
+
+for (const [kind, make] of Object.entries(implementations)) {
+  describe(`${kind} result store contract`, () => {
+    it('stores a result and reads it back page by page, in order, with multi-byte text', async () => {
+      const store = await make({});
+      const data = items(1000);
+      const meta = await store.put({ tool: 't', item_kind: 'things', query: { q: 1 }, counts: { by_team: { t0: 334 } }, items: data });
+      expect(meta).toMatchObject({ total_items: 1000, item_kind: 'things', uri: `flotilla://results/${meta.result_id}` });
+      expect(meta.bytes).toBeGreaterThan(0);
+      const seen: JsonValue[] = [];
+      for (let offset = 0; offset < 1000; offset += 137) {
+        const page = await store.read(meta.result_id, { offset, limit: 137 });
+        expect(page.total).toBe(1000);
+        seen.push(...page.items);
+      }
+      expect(seen).toEqual(data);
+      expect((await store.read(meta.result_id, { offset: 5000, limit: 10 })).items).toEqual([]);
+      await store.close();
+    });
+
+    it('filters across the whole result and pages the matches', async () => {
+      const store = await make({});
+      const meta = await store.put({ tool: 't', item_kind: 'things', query: null, counts: {}, items: items(600) });
+      const isT1 = (item: JsonValue): boolean => (item as { team: string }).team === 't1';
+      const first = await store.read(meta.result_id, { offset: 0, limit: 50, filter: isT1 });
+      const second = await store.read(meta.result_id, { offset: 50, limit: 500, filter: isT1 });
+      expect(first.total).toBe(200);
+      expect(first.items).toHaveLength(50);
+      expect(second.items).toHaveLength(150);
+      expect([...first.items, ...second.items].every(isT1)).toBe(true);
+      await store.close();
+    });
+
+    it('says not_found for unknown ids and result_expired after the TTL', async () => {
+      let clock = 1_000_000;
+      const metrics = createMetrics();
+      const store = await make({ ttlSeconds: 60, now: () => clock, metrics });
+      expect(await errorCode(store.meta('r_000000000000000000000000'))).toBe('not_found');
+      const meta = await store.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(3) });
+      clock += 59_000;
+      expect((await store.meta(meta.result_id)).total_items).toBe(3);
+      clock += 2_000;
+      expect(await errorCode(store.read(meta.result_id, { offset: 0, limit: 1 }))).toBe('result_expired');
+      await store.sweep();
+      expect(await errorCode(store.meta(meta.result_id))).toBe('result_expired');
+      expect(await metrics.registry.getSingleMetricAsString(METRIC.resultStoreEvictions)).toContain('reason="ttl"');
+      await store.close();
+    });
+
+    it('refuses a result over the per-result cap and evicts the oldest at the disk cap', async () => {
+      const metrics = createMetrics();
+      const store = await make({ maxResultBytes: 40_000, diskCapBytes: 100_000, metrics });
+      expect(await errorCode(store.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(1000, 100) }))).toBe(
+        'payload_too_large',
+      );
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i += 1) {
+        ids.push((await store.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(100, 150) })).result_id);
+      }
+      // ~30 KB each under a 100 KB cap: the oldest went first, the newest are readable.
+      expect(await errorCode(store.meta(ids[0] ?? ''))).toBe('result_expired');
+      expect((await store.meta(ids[4] ?? '')).total_items).toBe(100);
+      const bytes = Number(/flotilla_result_store_bytes (\d+)/.exec(await metrics.registry.metrics())?.[1]);
+      expect(bytes).toBeLessThanOrEqual(100_000);
+      expect(await metrics.registry.getSingleMetricAsString(METRIC.resultStoreEvictions)).toContain('reason="disk_cap"');
+      await store.close();
+    });
+  });
+}
+
+describe('file result store specifics', () => {
+  it('writes the design-note file format and serves results again after a restart', async () => {
+    const directory = await tempDir();
+    const first = await createFileResultStore({ directory, sweepIntervalMs: 0 });
+    const data = items(42);
+    const meta = await first.put({ tool: 'list_things', item_kind: 'things', query: { team: 't1' }, counts: { by_team: { t1: 14 } }, items: data });
+    await first.close();
+
+    const onDisk = JSON.parse(await readFile(join(directory, `${meta.result_id}.json`), 'utf8')) as Record<string, unknown>;
+    expect(onDisk).toMatchObject({ result_id: meta.result_id, tool: 'list_things', total_items: 42, counts: { by_team: { t1: 14 } } });
+    expect(onDisk.items).toEqual(data);
+
+    const second = await createFileResultStore({ directory, sweepIntervalMs: 0 });
+    const page = await second.read(meta.result_id, { offset: 40, limit: 10 });
+    expect(page.items).toEqual(data.slice(40));
+    await second.close();
+    expect((await readdir(directory)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+});

@@ -1,0 +1,109 @@
+import type { JsonValue } from '../json.js';
+import { resolveLimits, tooLarge, tooManyItems, Tombstones, unknownResult, isExpired, type StoreOptions } from './common.js';
+import { newResultId, resultUri, type PutResultInput, type ReadRequest, type ReadResponse, type ResultStore, type StoredResultMeta } from './types.js';
+
+interface Entry {
+  readonly meta: StoredResultMeta;
+  readonly items: readonly JsonValue[];
+}
+
+/** A result store in process memory, with the same TTL and byte caps as the file store. */
+export function createMemoryResultStore(options: StoreOptions = {}): ResultStore {
+  const limits = resolveLimits(options);
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, Entry>();
+  const tombstones = new Tombstones();
+  let used = 0;
+
+  const remove = (id: string, reason: 'ttl' | 'disk_cap'): void => {
+    const entry = entries.get(id);
+    if (entry === undefined) return;
+    entries.delete(id);
+    used -= entry.meta.bytes;
+    tombstones.add(id);
+    options.metrics?.resultStoreEvictions.inc({ reason });
+    report();
+  };
+  const report = (): void => {
+    options.metrics?.resultStoreBytes.set(used);
+    options.metrics?.resultStoreEntries.set(entries.size);
+  };
+  const sweepNow = (): void => {
+    for (const [id, entry] of entries) if (isExpired(entry.meta, now())) remove(id, 'ttl');
+  };
+  const get = (id: string): Entry => {
+    const entry = entries.get(id);
+    if (entry === undefined || isExpired(entry.meta, now())) {
+      if (entry !== undefined) remove(id, 'ttl');
+      throw unknownResult(id, tombstones.has(id) || entry !== undefined, limits.ttlSeconds);
+    }
+    return entry;
+  };
+
+  return {
+    put(input: PutResultInput) {
+      const itemsError = tooManyItems(input.items.length);
+      if (itemsError !== undefined) return Promise.reject(itemsError);
+      let bytes = 0;
+      for (const item of input.items) {
+        bytes += Buffer.byteLength(JSON.stringify(item), 'utf8') + 2;
+        if (bytes > limits.maxResultBytes) return Promise.reject(tooLarge(bytes, limits));
+      }
+      sweepNow();
+      // Oldest first (Map keeps insertion order) until the new result fits under the cap.
+      for (const id of entries.keys()) {
+        if (used + bytes <= limits.diskCapBytes) break;
+        remove(id, 'disk_cap');
+      }
+      const created = now();
+      const id = newResultId();
+      const meta: StoredResultMeta = {
+        result_id: id,
+        tool: input.tool,
+        item_kind: input.item_kind,
+        created_at: new Date(created).toISOString(),
+        expires_at: new Date(created + limits.ttlSeconds * 1000).toISOString(),
+        query: input.query,
+        total_items: input.items.length,
+        counts: input.counts,
+        bytes,
+        uri: resultUri(id),
+      };
+      entries.set(id, { meta, items: [...input.items] });
+      used += bytes;
+      report();
+      return Promise.resolve(meta);
+    },
+    meta(resultId) {
+      try {
+        return Promise.resolve(get(resultId).meta);
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    },
+    read(resultId, request: ReadRequest): Promise<ReadResponse> {
+      try {
+        const entry = get(resultId);
+        const { filter } = request;
+        const source = filter === undefined ? entry.items : entry.items.filter((item) => filter(item));
+        return Promise.resolve({
+          meta: entry.meta,
+          items: source.slice(request.offset, request.offset + request.limit),
+          total: source.length,
+        });
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    },
+    sweep() {
+      sweepNow();
+      return Promise.resolve();
+    },
+    close() {
+      entries.clear();
+      used = 0;
+      report();
+      return Promise.resolve();
+    },
+  };
+}

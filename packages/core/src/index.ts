@@ -1,0 +1,22 @@
+export {
+  ERROR_CODES,
+  ERROR_CATEGORY,
+  FlotillaError,
+  isFlotillaError,
+  describeError,
+  type ErrorCode,
+  type ErrorCategory,
+  type FlotillaErrorOptions,
+} from './errors.js';
+export {
+  parseConfig,
+  PortSchema,
+  HostSchema,
+  HttpUrlSchema,
+  boundedInt,
+  BooleanFlagSchema,
+  LogLevelSchema,
+  LOG_LEVELS,
+  type LogLevel,
+} from './config.js';
+export { createLogger, silentLogger, type Logger, type LoggerOptions } from './logger.js';

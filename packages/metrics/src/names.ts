@@ -1,0 +1,62 @@
+/**
+ * Every metric name and label value Flotilla exports. Code, alert rules and dashboards import these constants;
+ * nothing else spells a metric name.
+ */
+export const METRIC = {
+  toolCalls: 'flotilla_mcp_tool_calls_total',
+  toolDuration: 'flotilla_mcp_tool_duration_seconds',
+  toolResultBytes: 'flotilla_mcp_tool_result_bytes',
+  toolResultTokens: 'flotilla_mcp_tool_result_tokens',
+  toolSpills: 'flotilla_mcp_tool_spills_total',
+  toolBudgetTruncations: 'flotilla_mcp_tool_budget_truncations_total',
+  searchCapHits: 'flotilla_search_cap_hits_total',
+  resultStoreBytes: 'flotilla_result_store_bytes',
+  resultStoreEntries: 'flotilla_result_store_entries',
+  resultStoreEvictions: 'flotilla_result_store_evictions_total',
+  upstreamRequests: 'flotilla_upstream_requests_total',
+  upstreamDuration: 'flotilla_upstream_request_duration_seconds',
+  upstreamResponseBytes: 'flotilla_upstream_response_bytes',
+} as const;
+export type MetricName = (typeof METRIC)[keyof typeof METRIC];
+
+export const LABEL = {
+  tool: 'tool',
+  outcome: 'outcome',
+  reason: 'reason',
+  system: 'system',
+  operation: 'operation',
+} as const;
+
+/** Outcome of one MCP tool call. `tool_error` is an isError result the model reads (bad argument, upstream down). */
+export const TOOL_OUTCOMES = ['ok', 'tool_error', 'exception'] as const;
+export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
+
+/** Why a stored result left the result store. */
+export const EVICTION_REASONS = ['ttl', 'disk_cap'] as const;
+export type EvictionReason = (typeof EVICTION_REASONS)[number];
+
+/** Upstream systems we talk to. */
+export const UPSTREAM_SYSTEMS = ['argocd', 'netbox'] as const;
+export type UpstreamSystem = (typeof UPSTREAM_SYSTEMS)[number];
+
+/** Outcome of one upstream HTTP request. */
+export const UPSTREAM_OUTCOMES = [
+  'ok',
+  'client_error',
+  'auth_error',
+  'not_found',
+  'server_error',
+  'timeout',
+  'too_large',
+  'bad_response',
+  'network_error',
+] as const;
+export type UpstreamOutcome = (typeof UPSTREAM_OUTCOMES)[number];
+
+/** Histogram buckets, chosen around the default budgets (2,000 tokens inline, MiB-scale upstream bodies). */
+export const BUCKETS = {
+  tokens: [50, 100, 250, 500, 1000, 1500, 2000, 3000, 5000, 10000, 25000],
+  resultBytes: [256, 1024, 4096, 8192, 16384, 32768, 65536, 262144, 1048576],
+  upstreamBytes: [1024, 16384, 131072, 1048576, 4194304, 16777216, 67108864, 268435456],
+  seconds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+} as const;

@@ -1,0 +1,116 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { BUCKETS, LABEL, METRIC } from './names.js';
+
+export interface FlotillaMetrics {
+  readonly registry: Registry;
+  readonly toolCalls: Counter<'tool' | 'outcome'>;
+  readonly toolDuration: Histogram<'tool'>;
+  readonly toolResultBytes: Histogram<'tool'>;
+  readonly toolResultTokens: Histogram<'tool'>;
+  readonly toolSpills: Counter<'tool'>;
+  readonly toolBudgetTruncations: Counter<'tool'>;
+  readonly searchCapHits: Counter<'tool'>;
+  readonly resultStoreBytes: Gauge;
+  readonly resultStoreEntries: Gauge;
+  readonly resultStoreEvictions: Counter<'reason'>;
+  readonly upstreamRequests: Counter<'system' | 'operation' | 'outcome'>;
+  readonly upstreamDuration: Histogram<'system' | 'operation'>;
+  readonly upstreamResponseBytes: Histogram<'system' | 'operation'>;
+}
+
+export interface MetricsOptions {
+  /** Defaults to a fresh registry, so two servers in one test process never collide. */
+  readonly registry?: Registry;
+  /** Process metrics (RSS, heap, event loop lag); on for servers, off for tests. */
+  readonly defaultMetrics?: boolean;
+}
+
+export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
+  const registry = options.registry ?? new Registry();
+  if (options.defaultMetrics === true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    toolCalls: new Counter({
+      name: METRIC.toolCalls,
+      help: 'MCP tool calls by tool and outcome.',
+      labelNames: [LABEL.tool, LABEL.outcome],
+      registers,
+    }),
+    toolDuration: new Histogram({
+      name: METRIC.toolDuration,
+      help: 'Wall time of MCP tool calls.',
+      labelNames: [LABEL.tool],
+      buckets: [...BUCKETS.seconds],
+      registers,
+    }),
+    toolResultBytes: new Histogram({
+      name: METRIC.toolResultBytes,
+      help: 'Size in bytes (UTF-8) of the text an MCP tool returns.',
+      labelNames: [LABEL.tool],
+      buckets: [...BUCKETS.resultBytes],
+      registers,
+    }),
+    toolResultTokens: new Histogram({
+      name: METRIC.toolResultTokens,
+      help: 'Size in tokens of the text an MCP tool returns.',
+      labelNames: [LABEL.tool],
+      buckets: [...BUCKETS.tokens],
+      registers,
+    }),
+    toolSpills: new Counter({
+      name: METRIC.toolSpills,
+      help: 'Tool results written to the result store instead of returned inline.',
+      labelNames: [LABEL.tool],
+      registers,
+    }),
+    toolBudgetTruncations: new Counter({
+      name: METRIC.toolBudgetTruncations,
+      help: 'Tool results shortened to fit the token budget.',
+      labelNames: [LABEL.tool],
+      registers,
+    }),
+    searchCapHits: new Counter({
+      name: METRIC.searchCapHits,
+      help: 'Searches that stopped at the match cap.',
+      labelNames: [LABEL.tool],
+      registers,
+    }),
+    resultStoreBytes: new Gauge({
+      name: METRIC.resultStoreBytes,
+      help: 'Bytes held by the result store.',
+      registers,
+    }),
+    resultStoreEntries: new Gauge({
+      name: METRIC.resultStoreEntries,
+      help: 'Results held by the result store.',
+      registers,
+    }),
+    resultStoreEvictions: new Counter({
+      name: METRIC.resultStoreEvictions,
+      help: 'Stored results removed, by reason.',
+      labelNames: [LABEL.reason],
+      registers,
+    }),
+    upstreamRequests: new Counter({
+      name: METRIC.upstreamRequests,
+      help: 'HTTP requests to upstream systems by operation and outcome.',
+      labelNames: [LABEL.system, LABEL.operation, LABEL.outcome],
+      registers,
+    }),
+    upstreamDuration: new Histogram({
+      name: METRIC.upstreamDuration,
+      help: 'Wall time of upstream HTTP requests, body included.',
+      labelNames: [LABEL.system, LABEL.operation],
+      buckets: [...BUCKETS.seconds],
+      registers,
+    }),
+    upstreamResponseBytes: new Histogram({
+      name: METRIC.upstreamResponseBytes,
+      help: 'Bytes read from upstream response bodies.',
+      labelNames: [LABEL.system, LABEL.operation],
+      buckets: [...BUCKETS.upstreamBytes],
+      registers,
+    }),
+  };
+}

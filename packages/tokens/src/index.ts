@@ -1,0 +1,7 @@
+export {
+  loadTokenCounter,
+  TOKEN_ENCODINGS,
+  DEFAULT_TOKEN_ENCODING,
+  type TokenCounter,
+  type TokenEncoding,
+} from './counter.js';
