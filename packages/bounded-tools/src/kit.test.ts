@@ -55,7 +55,7 @@ describe('list tools', () => {
     expect(body.returned).toBe((body.items as unknown[]).length);
     expect(body.next_offset).toBe(body.returned);
     expect((body.counts as Record<string, Record<string, number>>).by_status).toEqual({ Synced: 200, OutOfSync: 50 });
-    expect(Object.values((body.counts as Record<string, Record<string, number>>).by_team).reduce((a, b) => a + b, 0)).toBe(250);
+    expect(Object.values((body.counts as Record<string, Record<string, number>>).by_team ?? {}).reduce((a, b) => a + b, 0)).toBe(250);
   });
 
   it('rejects out-of-range arguments with an isError result that names the valid range', async () => {

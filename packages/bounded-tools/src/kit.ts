@@ -122,7 +122,7 @@ function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
       validate: (value: unknown) => ({ value }),
       jsonSchema: std.jsonSchema,
     },
-  } as StandardSchemaWithJSON;
+  };
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -349,10 +349,10 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
       description: spec.description,
       input,
       run: async (args, ctx) => {
-        const all = args as Record<string, unknown>;
+        const all: Record<string, unknown> = args;
         const filters = Object.fromEntries(filterKeys.map((key) => [key, all[key]])) as z.output<F>;
         const loaded = await spec.load(filters, ctx);
-        const list: LoadedList<T> = Array.isArray(loaded) ? { items: loaded as readonly T[] } : (loaded as LoadedList<T>);
+        const list: LoadedList<T> = Array.isArray(loaded) ? { items: loaded } : (loaded as LoadedList<T>);
         return {
           kind: 'list',
           itemKind: spec.itemKind,
@@ -446,8 +446,9 @@ export function compileFilter(filter: string): (item: JsonValue) => boolean {
       for (const key of path) {
         value = value !== null && typeof value === 'object' && !Array.isArray(value) ? value[key] : undefined;
       }
-      if (Array.isArray(value)) return value.some((v) => String(v).toLowerCase() === wanted);
-      return value !== undefined && value !== null && String(value).toLowerCase() === wanted;
+      // Only scalars compare: an object or array never equals a value (no "[object Object]" matches).
+      if (Array.isArray(value)) return value.some((v) => (v === null || typeof v !== 'object') && String(v).toLowerCase() === wanted);
+      return value !== undefined && value !== null && typeof value !== 'object' && String(value).toLowerCase() === wanted;
     };
   }
   const needle = filter.toLowerCase();

@@ -20,3 +20,12 @@ export {
   type LogLevel,
 } from './config.js';
 export { createLogger, silentLogger, type Logger, type LoggerOptions } from './logger.js';
+export {
+  parseSettings,
+  settingsHelp,
+  secretSchema,
+  type SettingSpec,
+  type SettingsSpec,
+  type Settings,
+  type FlagValues,
+} from './settings.js';

@@ -68,6 +68,14 @@ export class Tombstones {
   }
 }
 
+/**
+ * Runs `fn` now and hands back its value as a promise; a throw becomes a rejection, so the synchronous store
+ * operations honour the async `ResultStore` contract (callers never see a synchronous throw).
+ */
+export function settle<T>(fn: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(fn()));
+}
+
 export function isExpired(meta: StoredResultMeta, now: number): boolean {
   return Date.parse(meta.expires_at) <= now;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { FlotillaError } from '@flotilla/core';
 import type { JsonValue } from '../json.js';
 import { STORE_DEFAULTS } from '../limits.js';
-import { resolveLimits, tooLarge, tooManyItems, Tombstones, unknownResult, isExpired, type StoreOptions } from './common.js';
+import { resolveLimits, settle, tooLarge, tooManyItems, Tombstones, unknownResult, isExpired, type StoreOptions } from './common.js';
 import {
   newResultId,
   resultUri,
@@ -202,11 +202,7 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
     },
 
     meta(resultId) {
-      try {
-        return Promise.resolve(get(resultId).meta);
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
+      return settle(() => get(resultId).meta);
     },
 
     async read(resultId, request: ReadRequest): Promise<ReadResponse> {

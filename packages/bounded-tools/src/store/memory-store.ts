@@ -1,5 +1,5 @@
 import type { JsonValue } from '../json.js';
-import { resolveLimits, tooLarge, tooManyItems, Tombstones, unknownResult, isExpired, type StoreOptions } from './common.js';
+import { resolveLimits, settle, tooLarge, tooManyItems, Tombstones, unknownResult, isExpired, type StoreOptions } from './common.js';
 import { newResultId, resultUri, type PutResultInput, type ReadRequest, type ReadResponse, type ResultStore, type StoredResultMeta } from './types.js';
 
 interface Entry {
@@ -75,25 +75,19 @@ export function createMemoryResultStore(options: StoreOptions = {}): ResultStore
       return Promise.resolve(meta);
     },
     meta(resultId) {
-      try {
-        return Promise.resolve(get(resultId).meta);
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
+      return settle(() => get(resultId).meta);
     },
     read(resultId, request: ReadRequest): Promise<ReadResponse> {
-      try {
+      return settle(() => {
         const entry = get(resultId);
         const { filter } = request;
         const source = filter === undefined ? entry.items : entry.items.filter((item) => filter(item));
-        return Promise.resolve({
+        return {
           meta: entry.meta,
           items: source.slice(request.offset, request.offset + request.limit),
           total: source.length,
-        });
-      } catch (error) {
-        return Promise.reject(error as Error);
-      }
+        };
+      });
     },
     sweep() {
       sweepNow();

@@ -1,0 +1,102 @@
+import type { Logger } from '@flotilla/core';
+import type { FlotillaMetrics } from '@flotilla/metrics';
+import { UpstreamHttp, type UpstreamLimits } from './http.js';
+import { Application, ApplicationSet, Cluster, Project } from './schemas.js';
+
+/**
+ * What list calls ask Argo CD for, through its `fields` projection: names, labels and annotations (for search
+ * and selectors), the first source's coordinates, destination, sync policy and the two statuses. Never Helm
+ * values, resources or history: those are what make an unprojected list several megabytes.
+ */
+export const APPLICATION_LIST_FIELDS = [
+  'metadata.resourceVersion',
+  'items.metadata.name',
+  'items.metadata.namespace',
+  'items.metadata.labels',
+  'items.metadata.annotations',
+  'items.spec.project',
+  'items.spec.destination',
+  'items.spec.source.repoURL',
+  'items.spec.source.path',
+  'items.spec.source.chart',
+  'items.spec.source.targetRevision',
+  'items.spec.sources.repoURL',
+  'items.spec.sources.path',
+  'items.spec.sources.chart',
+  'items.spec.sources.targetRevision',
+  'items.spec.syncPolicy.automated',
+  'items.status.sync.status',
+  'items.status.sync.revision',
+  'items.status.health.status',
+  'items.status.operationState.phase',
+  'items.status.reconciledAt',
+] as const;
+
+/** Server-side filters of GET /api/v1/applications. */
+export interface ApplicationQuery {
+  readonly projects?: readonly string[] | undefined;
+  readonly selector?: string | undefined;
+  readonly repo?: string | undefined;
+  readonly name?: string | undefined;
+  readonly appNamespace?: string | undefined;
+}
+
+export interface ArgoCdClientOptions {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly limits: UpstreamLimits;
+  readonly metrics: FlotillaMetrics;
+  readonly logger: Logger;
+}
+
+/** The Argo CD REST calls Flotilla makes; each asks only for what it needs and is bounded by `limits`. */
+export class ArgoCdClient {
+  private readonly http: UpstreamHttp;
+
+  constructor(options: ArgoCdClientOptions) {
+    this.http = new UpstreamHttp({
+      system: 'argocd',
+      displayName: 'Argo CD',
+      baseUrl: options.baseUrl,
+      headers: { authorization: `Bearer ${options.token}` },
+      limits: options.limits,
+      metrics: options.metrics,
+      logger: options.logger,
+    });
+  }
+
+  listApplications(query: ApplicationQuery, signal?: AbortSignal): Promise<Application[]> {
+    const params = new URLSearchParams();
+    for (const project of query.projects ?? []) params.append('projects', project);
+    if (query.selector !== undefined) params.set('selector', query.selector);
+    if (query.repo !== undefined) params.set('repo', query.repo);
+    if (query.name !== undefined) params.set('name', query.name);
+    if (query.appNamespace !== undefined) params.set('appNamespace', query.appNamespace);
+    params.set('fields', APPLICATION_LIST_FIELDS.join(','));
+    return this.http.getList({ operation: 'list_applications', path: '/api/v1/applications', query: params, itemSchema: Application, signal });
+  }
+
+  /** One application, whole: a single object is small enough, and sections are chosen by the caller. */
+  getApplication(name: string, signal?: AbortSignal): Promise<Application> {
+    return this.http.getJson({ operation: 'get_application', path: `/api/v1/applications/${encodeURIComponent(name)}`, schema: Application, signal });
+  }
+
+  listProjects(signal?: AbortSignal): Promise<Project[]> {
+    return this.http.getList({ operation: 'list_projects', path: '/api/v1/projects', itemSchema: Project, signal });
+  }
+
+  getProject(name: string, signal?: AbortSignal): Promise<Project> {
+    return this.http.getJson({ operation: 'get_project', path: `/api/v1/projects/${encodeURIComponent(name)}`, schema: Project, signal });
+  }
+
+  listApplicationSets(query: { projects?: readonly string[] | undefined; selector?: string | undefined }, signal?: AbortSignal): Promise<ApplicationSet[]> {
+    const params = new URLSearchParams();
+    for (const project of query.projects ?? []) params.append('projects', project);
+    if (query.selector !== undefined) params.set('selector', query.selector);
+    return this.http.getList({ operation: 'list_applicationsets', path: '/api/v1/applicationsets', query: params, itemSchema: ApplicationSet, signal });
+  }
+
+  listClusters(signal?: AbortSignal): Promise<Cluster[]> {
+    return this.http.getList({ operation: 'list_clusters', path: '/api/v1/clusters', itemSchema: Cluster, signal });
+  }
+}

@@ -1,0 +1,375 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { z } from 'zod';
+import { FlotillaError, type Logger } from '@flotilla/core';
+import { JsonItemsSplitter } from './json-items.js';
+import type { FlotillaMetrics, UpstreamOutcome, UpstreamSystem } from '@flotilla/metrics';
+
+/** Limits of one upstream HTTP exchange; every one is enforced below. */
+export interface UpstreamLimits {
+  /** Largest response body read, in bytes; a longer body is abandoned mid-stream, never buffered whole. */
+  readonly maxBodyBytes: number;
+  /** Wall time of one attempt, headers and body included. */
+  readonly timeoutMs: number;
+  /** Extra attempts after a retryable failure (5xx, 429, network error, timeout). */
+  readonly retries: number;
+  /** First backoff; doubles per attempt, with full jitter, capped at 8x. */
+  readonly backoffMs: number;
+  /** Requests in flight to this upstream at once; more wait their turn (identical ones share one request). */
+  readonly maxConcurrent: number;
+  /** Items a streamed list may hold. */
+  readonly maxItems: number;
+}
+
+export const UPSTREAM_DEFAULTS: UpstreamLimits = {
+  maxBodyBytes: 32 * 1024 * 1024,
+  timeoutMs: 15_000,
+  retries: 2,
+  backoffMs: 200,
+  maxConcurrent: 4,
+  maxItems: 200_000,
+};
+
+export interface UpstreamRequest<S extends z.ZodType> {
+  /** Low-cardinality label for metrics: `list_applications`, `get_application`... */
+  readonly operation: string;
+  readonly path: string;
+  readonly query?: URLSearchParams;
+  readonly schema: S;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** How a body is consumed: buffered and parsed whole (objects), or split item by item (lists). */
+interface BodyReader<T> {
+  push(chunk: Buffer): void;
+  finish(): T;
+}
+
+export interface UpstreamHttpOptions {
+  readonly system: UpstreamSystem;
+  /** Human name for messages ("Argo CD"). */
+  readonly displayName: string;
+  readonly baseUrl: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly limits: UpstreamLimits;
+  readonly metrics: FlotillaMetrics;
+  readonly logger: Logger;
+  /** Injected for tests of retry timing; defaults to a real timer. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly random?: () => number;
+}
+
+/** The error an upstream's own error body carries, when it has one (grpc-gateway: `{error, code, message}`). */
+function upstreamMessage(text: string): string | undefined {
+  try {
+    const body = JSON.parse(text) as { message?: unknown; error?: unknown };
+    const message = typeof body.message === 'string' ? body.message : body.error;
+    return typeof message === 'string' && message.length > 0 ? message.slice(0, 300) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+class Attempt extends Error {
+  constructor(
+    readonly outcome: UpstreamOutcome,
+    readonly retryable: boolean,
+    readonly failure: FlotillaError,
+  ) {
+    super(failure.message);
+  }
+}
+
+/** Items of a list body; `null` items (Argo CD's empty list) give []. */
+export interface UpstreamListRequest<S extends z.ZodType> extends Omit<UpstreamRequest<S>, 'schema'> {
+  readonly itemSchema: S;
+}
+
+/**
+ * A JSON-over-HTTP client for one upstream system that can never buffer an unbounded body, wait forever, retry
+ * without end or open unbounded concurrent requests. Objects are validated whole; lists are parsed and validated
+ * one item at a time as the body streams in. Identical concurrent requests share one upstream request.
+ */
+export class UpstreamHttp {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly inflight = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly options: UpstreamHttpOptions) {}
+
+  /** GET one JSON document, validated with `schema`. */
+  getJson<S extends z.ZodType>(request: UpstreamRequest<S>): Promise<z.output<S>> {
+    return this.shared(request, () => {
+      const chunks: Buffer[] = [];
+      return {
+        push: (chunk) => void chunks.push(chunk),
+        finish: () => {
+          const json: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          chunks.length = 0;
+          const parsed = request.schema.safeParse(json);
+          if (!parsed.success) throw new ShapeError(parsed.error);
+          return parsed.data;
+        },
+      };
+    });
+  }
+
+  /** GET a list document (`{items: [...]}`), parsed item by item; each item validated with `itemSchema`. */
+  getList<S extends z.ZodType>(request: UpstreamListRequest<S>): Promise<z.output<S>[]> {
+    const maxItems = this.options.limits.maxItems;
+    return this.shared(request, () => {
+      const splitter = new JsonItemsSplitter();
+      const items: z.output<S>[] = [];
+      return {
+        push: (chunk) => {
+          for (const text of splitter.push(chunk)) {
+            if (items.length >= maxItems) throw new TooManyItems(maxItems);
+            const parsed = request.itemSchema.safeParse(JSON.parse(text));
+            if (!parsed.success) throw new ShapeError(parsed.error);
+            items.push(parsed.data);
+          }
+        },
+        finish: () => {
+          if (!splitter.complete) throw new SyntaxError('the list body ended before its end');
+          return items;
+        },
+      };
+    });
+  }
+
+  /**
+   * One upstream request per distinct (operation, URL) at a time, at most `maxConcurrent` in flight. The shared
+   * request is not tied to any caller's signal; a caller that aborts just stops waiting for it.
+   */
+  private shared<T>(request: Omit<UpstreamRequest<z.ZodType>, 'schema'>, reader: () => BodyReader<T>): Promise<T> {
+    const key = `${request.operation} ${request.path}?${request.query?.toString() ?? ''}`;
+    let promise = this.inflight.get(key) as Promise<T> | undefined;
+    if (promise === undefined) {
+      const created = this.withSlot(() => this.withRetries({ ...request, signal: undefined }, reader));
+      this.inflight.set(key, created);
+      const forget = (): void => {
+        this.inflight.delete(key);
+      };
+      created.then(forget, forget);
+      promise = created;
+    }
+    const signal = request.signal;
+    if (signal === undefined) return promise;
+    if (signal.aborted) return Promise.reject(cancelled(signal));
+    return new Promise<T>((resolveCall, rejectCall) => {
+      const onAbort = (): void => rejectCall(cancelled(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      (promise as Promise<T>).then(
+        (value) => {
+          signal.removeEventListener('abort', onAbort);
+          resolveCall(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          rejectCall(error);
+        },
+      );
+    });
+  }
+
+  private async withSlot<T>(work: () => Promise<T>): Promise<T> {
+    while (this.active >= this.options.limits.maxConcurrent) {
+      await new Promise<void>((resolveTurn) => this.waiting.push(resolveTurn));
+    }
+    this.active += 1;
+    try {
+      return await work();
+    } finally {
+      this.active -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+
+  private async withRetries<T>(request: Omit<UpstreamRequest<z.ZodType>, 'schema'>, reader: () => BodyReader<T>): Promise<T> {
+    const { limits } = this.options;
+    const pause = this.options.sleep ?? ((ms: number) => sleep(ms, undefined, { signal: request.signal }));
+    const random = this.options.random ?? Math.random;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.once(request, reader());
+      } catch (error) {
+        if (!(error instanceof Attempt)) throw error;
+        if (!error.retryable || attempt >= limits.retries || request.signal?.aborted === true) throw error.failure;
+        const ceiling = limits.backoffMs * 2 ** Math.min(attempt, 3);
+        const wait = Math.round(ceiling / 2 + random() * (ceiling / 2));
+        this.options.logger.warn({ operation: request.operation, attempt: attempt + 1, waitMs: wait, err: error.message }, 'retrying upstream request');
+        await pause(wait);
+      }
+    }
+  }
+
+  private async once<T>(request: Omit<UpstreamRequest<z.ZodType>, 'schema'>, reader: BodyReader<T>): Promise<T> {
+    const { system, displayName, metrics, limits } = this.options;
+    const labels = { system, operation: request.operation };
+    const started = performance.now();
+    const url = new URL(request.path, this.options.baseUrl);
+    if (request.query !== undefined) url.search = request.query.toString();
+    const timeout = AbortSignal.timeout(limits.timeoutMs);
+    const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
+    let bytes = 0;
+    const finish = (outcome: UpstreamOutcome): void => {
+      metrics.upstreamRequests.inc({ ...labels, outcome });
+      metrics.upstreamDuration.observe(labels, (performance.now() - started) / 1000);
+      metrics.upstreamResponseBytes.observe(labels, bytes);
+    };
+    const fail = (outcome: UpstreamOutcome, retryable: boolean, failure: FlotillaError): Attempt => {
+      finish(outcome);
+      return new Attempt(outcome, retryable, failure);
+    };
+    const timedOut = (cause: unknown): Attempt =>
+      fail('timeout', true, new FlotillaError('upstream_timeout', `${displayName} did not answer within ${limits.timeoutMs} ms`, {
+        remedy: `Try again in a moment; if it persists, ${displayName} is overloaded or unreachable.`,
+        cause,
+      }));
+    const garbled = (cause: unknown): Attempt =>
+      fail('bad_response', true, new FlotillaError('upstream_bad_response', `${displayName} sent a body that is not valid JSON (${bytes} bytes; cut off?)`, {
+        remedy: 'Try again; if it keeps happening, check the proxy between Flotilla and the upstream.',
+        cause,
+      }));
+
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: { accept: 'application/json', ...this.options.headers }, signal });
+    } catch (error) {
+      if (request.signal?.aborted === true) throw fail('network_error', false, new FlotillaError('upstream_unavailable', 'request cancelled', { cause: error }));
+      if (timeout.aborted) throw timedOut(error);
+      throw fail('network_error', true, new FlotillaError('upstream_unavailable', `${displayName} is unreachable (${url.origin})`, {
+        remedy: `Check that ${displayName} is running and its URL is right; then try again.`,
+        cause: error,
+      }));
+    }
+
+    // Refuse a declared oversized body before reading a byte of it.
+    const declared = Number(response.headers.get('content-length') ?? 'NaN');
+    if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
+      await response.body?.cancel();
+      throw fail('too_large', false, tooLarge(displayName, declared, limits.maxBodyBytes));
+    }
+
+    if (!response.ok) {
+      const text = await readSmall(response, 64 * 1024);
+      bytes = Buffer.byteLength(text);
+      throw this.statusFailure(response.status, upstreamMessage(text) ?? `HTTP ${response.status}`, fail);
+    }
+
+    try {
+      if (response.body !== null) {
+        for await (const chunk of response.body) {
+          const buffer = Buffer.from(chunk as Uint8Array);
+          bytes += buffer.length;
+          if (bytes > limits.maxBodyBytes) {
+            await response.body.cancel().catch(() => undefined);
+            throw fail('too_large', false, tooLarge(displayName, bytes, limits.maxBodyBytes));
+          }
+          reader.push(buffer);
+        }
+      }
+      const value = reader.finish();
+      finish('ok');
+      return value;
+    } catch (error) {
+      if (error instanceof Attempt) throw error;
+      if (error instanceof ShapeError) {
+        const issue = error.zod.issues[0];
+        throw fail('bad_response', false, new FlotillaError('upstream_bad_response', `${displayName} answered ${request.operation} with an unexpected shape: ${issue?.message ?? 'invalid'} at ${issue?.path.join('.') ?? ''}`, {
+          remedy: `Check that the ${displayName} version is supported.`,
+          cause: error.zod,
+        }));
+      }
+      if (error instanceof TooManyItems) {
+        await response.body?.cancel().catch(() => undefined);
+        throw fail('too_large', false, new FlotillaError('payload_too_large', `${displayName} returned more than ${error.max} items for ${request.operation}`, {
+          remedy: 'Narrow the request with filters (project, label selector, name).',
+          details: { max_items: error.max },
+        }));
+      }
+      if (timeout.aborted) throw timedOut(error);
+      if (error instanceof SyntaxError) throw garbled(error);
+      throw fail('bad_response', true, new FlotillaError('upstream_bad_response', `${displayName} closed the connection mid-response after ${bytes} bytes`, {
+        remedy: 'Try again; if it keeps happening, narrow the request so the response is smaller.',
+        cause: error,
+      }));
+    }
+  }
+
+  private statusFailure(status: number, detail: string, fail: (outcome: UpstreamOutcome, retryable: boolean, failure: FlotillaError) => Attempt): Attempt {
+    const { displayName } = this.options;
+    if (status === 401 || status === 403) {
+      return fail('auth_error', false, new FlotillaError('upstream_auth', `${displayName} refused our credentials (${status}: ${detail})`, {
+        remedy: `Check the ${displayName} token configured for Flotilla and its permissions.`,
+        details: { status },
+      }));
+    }
+    if (status === 404) {
+      return fail('not_found', false, new FlotillaError('not_found', `${displayName}: ${detail}`, {
+        remedy: 'Check the name: the list and search tools show exact names.',
+        details: { status },
+      }));
+    }
+    if (status === 429) {
+      return fail('client_error', true, new FlotillaError('rate_limited', `${displayName} is rate limiting us`, {
+        remedy: 'Wait a little and try again, or ask for less.',
+        details: { status },
+      }));
+    }
+    if (status >= 500) {
+      return fail('server_error', status !== 501, new FlotillaError('upstream_unavailable', `${displayName} failed (${status}: ${detail})`, {
+        remedy: `Try again shortly; if it persists, ${displayName} needs attention.`,
+        details: { status },
+      }));
+    }
+    return fail('client_error', false, new FlotillaError('upstream_rejected', `${displayName} rejected the request (${status}: ${detail})`, {
+      remedy: 'Correct the argument the message names and call again.',
+      details: { status },
+    }));
+  }
+}
+
+function cancelled(signal: AbortSignal): FlotillaError {
+  return new FlotillaError('upstream_unavailable', 'the request was cancelled', { remedy: 'Ask again if you still need the answer.', cause: signal.reason });
+}
+
+class ShapeError extends Error {
+  constructor(readonly zod: z.ZodError) {
+    super('unexpected shape');
+  }
+}
+
+class TooManyItems extends Error {
+  constructor(readonly max: number) {
+    super(`more than ${max} items`);
+  }
+}
+
+/** An error body, read up to `max` bytes (error bodies are small; a huge one is cut, not buffered). */
+async function readSmall(response: Response, max: number): Promise<string> {
+  if (response.body === null) return '';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body) {
+      const buffer = Buffer.from(chunk as Uint8Array);
+      chunks.push(buffer);
+      size += buffer.length;
+      if (size >= max) {
+        await response.body.cancel().catch(() => undefined);
+        break;
+      }
+    }
+  } catch {
+    // A broken error body still leaves the status to report.
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, max);
+}
+
+function tooLarge(displayName: string, bytes: number, cap: number): FlotillaError {
+  return new FlotillaError('payload_too_large', `${displayName} response exceeds the ${cap}-byte cap (at least ${bytes} bytes)`, {
+    remedy: 'Narrow the request with filters (project, label selector, name) so the upstream sends less.',
+    details: { max_bytes: cap },
+  });
+}

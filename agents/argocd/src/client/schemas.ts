@@ -1,0 +1,141 @@
+import { z } from 'zod';
+
+/**
+ * Argo CD wire shapes, as far as Flotilla reads them. Tolerant (`looseObject`): Argo CD adds fields between
+ * versions and a projection drops others, so only what we read is typed and almost everything is optional.
+ */
+const StringMap = z.record(z.string(), z.string());
+
+export const ObjectMeta = z.looseObject({
+  name: z.string().min(1),
+  namespace: z.string().optional(),
+  labels: StringMap.nullish(),
+  annotations: StringMap.nullish(),
+  creationTimestamp: z.string().optional(),
+});
+
+export const AppSource = z.looseObject({
+  repoURL: z.string().optional(),
+  path: z.string().optional(),
+  chart: z.string().optional(),
+  targetRevision: z.string().optional(),
+  ref: z.string().optional(),
+  helm: z
+    .looseObject({
+      values: z.string().optional(),
+      valuesObject: z.unknown().optional(),
+      valueFiles: z.array(z.string()).nullish(),
+      releaseName: z.string().optional(),
+      parameters: z.array(z.looseObject({ name: z.string().optional(), value: z.string().optional() })).nullish(),
+    })
+    .nullish(),
+});
+export type AppSource = z.infer<typeof AppSource>;
+
+export const Destination = z.looseObject({
+  server: z.string().optional(),
+  name: z.string().optional(),
+  namespace: z.string().optional(),
+});
+
+export const ResourceStatus = z.looseObject({
+  group: z.string().optional(),
+  version: z.string().optional(),
+  kind: z.string().optional(),
+  namespace: z.string().optional(),
+  name: z.string().optional(),
+  status: z.string().optional(),
+  health: z.looseObject({ status: z.string().optional(), message: z.string().optional() }).nullish(),
+});
+
+export const Application = z.looseObject({
+  metadata: ObjectMeta,
+  spec: z
+    .looseObject({
+      project: z.string().optional(),
+      source: AppSource.nullish(),
+      sources: z.array(AppSource).nullish(),
+      destination: Destination.nullish(),
+      syncPolicy: z
+        .looseObject({
+          automated: z.looseObject({ prune: z.boolean().optional(), selfHeal: z.boolean().optional() }).nullish(),
+          syncOptions: z.array(z.string()).nullish(),
+        })
+        .nullish(),
+    })
+    .nullish(),
+  status: z
+    .looseObject({
+      sync: z.looseObject({ status: z.string().optional(), revision: z.string().optional() }).nullish(),
+      health: z.looseObject({ status: z.string().optional(), message: z.string().optional() }).nullish(),
+      resources: z.array(ResourceStatus).nullish(),
+      history: z
+        .array(z.looseObject({ id: z.number().optional(), revision: z.string().optional(), deployedAt: z.string().optional() }))
+        .nullish(),
+      conditions: z.array(z.looseObject({ type: z.string().optional(), message: z.string().optional() })).nullish(),
+      operationState: z
+        .looseObject({ phase: z.string().optional(), message: z.string().optional(), startedAt: z.string().optional(), finishedAt: z.string().optional() })
+        .nullish(),
+      reconciledAt: z.string().optional(),
+      sourceType: z.string().optional(),
+      summary: z.looseObject({ images: z.array(z.string()).nullish(), externalURLs: z.array(z.string()).nullish() }).nullish(),
+    })
+    .nullish(),
+});
+export type Application = z.infer<typeof Application>;
+
+
+export const Project = z.looseObject({
+  metadata: ObjectMeta,
+  spec: z
+    .looseObject({
+      description: z.string().optional(),
+      sourceRepos: z.array(z.string()).nullish(),
+      destinations: z.array(Destination).nullish(),
+      roles: z.array(z.looseObject({ name: z.string().optional() })).nullish(),
+    })
+    .nullish(),
+});
+export type Project = z.infer<typeof Project>;
+
+export const ApplicationSet = z.looseObject({
+  metadata: ObjectMeta,
+  spec: z
+    .looseObject({
+      generators: z.array(z.record(z.string(), z.unknown())).nullish(),
+      template: z
+        .looseObject({
+          metadata: z.looseObject({ name: z.string().optional() }).nullish(),
+          spec: z.looseObject({ project: z.string().optional(), source: AppSource.nullish(), destination: Destination.nullish() }).nullish(),
+        })
+        .nullish(),
+    })
+    .nullish(),
+  status: z
+    .looseObject({
+      conditions: z.array(z.looseObject({ type: z.string().optional(), status: z.string().optional(), message: z.string().optional() })).nullish(),
+      resources: z.array(z.looseObject({ name: z.string().optional() })).nullish(),
+    })
+    .nullish(),
+});
+export type ApplicationSet = z.infer<typeof ApplicationSet>;
+
+export const Cluster = z.looseObject({
+  server: z.string().min(1),
+  name: z.string().optional(),
+  serverVersion: z.string().optional(),
+  labels: StringMap.nullish(),
+  annotations: StringMap.nullish(),
+  namespaces: z.array(z.string()).nullish(),
+  project: z.string().optional(),
+  connectionState: z.looseObject({ status: z.string().optional(), message: z.string().optional() }).nullish(),
+  info: z
+    .looseObject({
+      serverVersion: z.string().optional(),
+      applicationsCount: z.number().optional(),
+      connectionState: z.looseObject({ status: z.string().optional(), message: z.string().optional() }).nullish(),
+      cacheInfo: z.looseObject({ resourcesCount: z.number().optional() }).nullish(),
+    })
+    .nullish(),
+});
+export type Cluster = z.infer<typeof Cluster>;

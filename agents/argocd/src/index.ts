@@ -1,0 +1,16 @@
+export { ArgoCdClient, APPLICATION_LIST_FIELDS, type ApplicationQuery, type ArgoCdClientOptions } from './client/argocd-client.js';
+export { UpstreamHttp, UPSTREAM_DEFAULTS, type UpstreamLimits, type UpstreamHttpOptions } from './client/http.js';
+export { ARGOCD_MCP_SETTINGS, type ArgoCdMcpConfig } from './config.js';
+export {
+  createArgoCdMcpServer,
+  startArgoCdMcpServer,
+  ARGOCD_TOOLS,
+  SERVER_INFO,
+  type ArgoCdToolName,
+  type ArgoCdToolsetDeps,
+  type RunningMcpServer,
+  type StartOptions,
+} from './server.js';
+export { APPLICATION_SECTIONS, RESOURCES_SHOWN_MAX, type ApplicationSection } from './tools/applications.js';
+export { RESOURCE_TYPES, type ResourceType } from './tools/search.js';
+export { SYNC_STATUSES, HEALTH_STATUSES } from './tools/views.js';

@@ -1,0 +1,5 @@
+export { resolveCommand, settingsFor, commandHelp, rootHelp, defineCommand, type Command, type CommandContext, type Output, type Running, type Resolution } from './cli.js';
+export { demoCommand, DEMO_SETTINGS } from './commands/demo.js';
+export { simArgoCdCommand, SIM_ARGOCD_SETTINGS } from './commands/sim-argocd.js';
+export { mcpArgoCdCommand } from './commands/mcp-argocd.js';
+export { COMMANDS } from './commands/index.js';

@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+import { createLogger, describeError, isFlotillaError, LOG_LEVELS, type LogLevel } from '@flotilla/core';
+import { resolveCommand, settingsFor, type Output, type Running } from './cli.js';
+import { COMMANDS } from './commands/index.js';
+
+const out: Output = { write: (text) => void process.stdout.write(text) };
+const fail = (message: string): void => {
+  process.stderr.write(`flotilla: ${message}\n`);
+  process.exitCode = 2;
+};
+
+async function main(argv: readonly string[]): Promise<void> {
+  const resolution = resolveCommand(COMMANDS, argv);
+  switch (resolution.kind) {
+    case 'help':
+      out.write(resolution.text);
+      return;
+    case 'error':
+      fail(resolution.message);
+      return;
+    case 'run':
+      break;
+  }
+  const { command, flags } = resolution;
+  let settings: Record<string, unknown>;
+  try {
+    settings = settingsFor(command, flags, process.env);
+  } catch (error) {
+    fail(isFlotillaError(error) ? `${error.message}\n${error.remedy ?? ''}` : describeError(error));
+    return;
+  }
+  const level = (LOG_LEVELS as readonly string[]).includes(String(settings.logLevel)) ? (settings.logLevel as LogLevel) : 'info';
+  const logger = createLogger({ name: `flotilla ${command.path.join(' ')}`, level });
+  let running: Running | undefined;
+  try {
+    running = await command.run({ settings, logger, out, env: process.env });
+  } catch (error) {
+    logger.error({ err: error }, 'failed to start');
+    fail(`${command.path.join(' ')} failed: ${describeError(error)}`);
+    return;
+  }
+  if (running === undefined) return;
+  const stop = (signal: NodeJS.Signals): void => {
+    logger.info({ signal }, 'stopping');
+    const force = setTimeout(() => process.exit(1), 10_000);
+    force.unref();
+    running
+      .close()
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'stop failed');
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+await main(process.argv.slice(2));
