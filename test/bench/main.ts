@@ -1,0 +1,70 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadTokenCounter } from '@flotilla/tokens';
+import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
+
+const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results]
+
+Measures, for each Argo CD estate: the bytes the simulator sends for an unprojected application list and for
+the projection our client asks for, the bytes actually fetched while ${'`clients`'} concurrent MCP clients page
+through everything, the largest tool result in tokens, and the MCP server process's peak RSS.
+Prints a table and writes <out>/argocd.json. Goal: peak RSS under 200 MiB at 10,000 applications.
+`;
+
+const RSS_GOAL_MIB = 200;
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      applications: { type: 'string', default: '819,10000' },
+      clients: { type: 'string', default: '10' },
+      'budget-tokens': { type: 'string', default: '2000' },
+      out: { type: 'string', default: 'bench-results' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const estates = values.applications.split(',').map(Number);
+  const clients = Number(values.clients);
+  const budgetTokens = Number(values['budget-tokens']);
+  if (estates.some((n) => !Number.isInteger(n) || n < 1 || n > 100_000) || !Number.isInteger(clients) || clients < 1 || clients > 50) {
+    process.stderr.write('bench: --applications takes whole numbers 1-100000 (comma-separated), --clients 1-50\n');
+    process.exitCode = 2;
+    return;
+  }
+  const cli = fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
+  const counter = await loadTokenCounter();
+  const rows: ArgoBenchRow[] = [];
+  for (const applications of estates) {
+    process.stdout.write(`argocd: ${applications} applications, ${clients} concurrent clients...\n`);
+    rows.push(await benchArgoCd({ cli, applications, clients, budgetTokens, counter }));
+  }
+  const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
+  const header = ['apps', 'unprojected MiB', 'projected MiB', 'fetched MiB', 'upstream reqs', 'tool calls', 'items paged', 'max tokens', 'peak RSS MiB', 'seconds'];
+  const table = rows.map((r) => [
+    String(r.applications),
+    mib(r.unprojectedBytes),
+    mib(r.projectedBytes),
+    mib(r.fetchedBytes),
+    String(r.upstreamRequests),
+    String(r.toolCalls),
+    String(r.itemsPaged),
+    `${r.largestResultTokens}/${r.budgetTokens}`,
+    r.peakRssMiB.toFixed(1),
+    r.seconds.toFixed(1),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? '').length)));
+  const line = (cells: readonly string[]): string => `| ${cells.map((c, i) => c.padStart(widths[i] ?? 0)).join(' | ')} |\n`;
+  process.stdout.write(`\n${line(header)}|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${table.map(line).join('')}`);
+  const worst = Math.max(...rows.map((r) => r.peakRssMiB));
+  process.stdout.write(`\nPeak RSS of the MCP server: ${worst.toFixed(1)} MiB (goal < ${RSS_GOAL_MIB} MiB): ${worst < RSS_GOAL_MIB ? 'met' : 'NOT met'}.\n`);
+  await mkdir(values.out, { recursive: true });
+  await writeFile(`${values.out}/argocd.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, clients, rows }, null, 2)}\n`);
+  process.stdout.write(`Wrote ${values.out}/argocd.json\n`);
+}
+
+await main();
