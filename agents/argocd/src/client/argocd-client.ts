@@ -1,35 +1,25 @@
 import type { Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { UpstreamHttp, type UpstreamLimits } from './http.js';
-import { Application, ApplicationSet, Cluster, Project } from './schemas.js';
+import { Application, ApplicationListItem, ApplicationSet, Cluster, Project } from './schemas.js';
 
 /**
- * What list calls ask Argo CD for, through its `fields` projection: names, labels and annotations (for search
- * and selectors), the first source's coordinates, destination, sync policy and the two statuses. Never Helm
- * values, resources or history: those are what make an unprojected list several megabytes.
+ * What list calls ask Argo CD for, through its `fields` projection (Argo CD projects by a fixed whitelist, in
+ * which `spec` is one unit): names, labels and annotations, spec, sync, health and the last operation's phase.
+ * Never `status.resources`, `status.history` or the operation's sync result: those are what make an unprojected
+ * list several megabytes. The spec's Helm values still arrive; `ApplicationListItem` drops them per item, as the
+ * body streams in, so they never accumulate in memory.
  */
 export const APPLICATION_LIST_FIELDS = [
-  'metadata.resourceVersion',
   'items.metadata.name',
   'items.metadata.namespace',
   'items.metadata.labels',
   'items.metadata.annotations',
-  'items.spec.project',
-  'items.spec.destination',
-  'items.spec.source.repoURL',
-  'items.spec.source.path',
-  'items.spec.source.chart',
-  'items.spec.source.targetRevision',
-  'items.spec.sources.repoURL',
-  'items.spec.sources.path',
-  'items.spec.sources.chart',
-  'items.spec.sources.targetRevision',
-  'items.spec.syncPolicy.automated',
+  'items.spec',
   'items.status.sync.status',
   'items.status.sync.revision',
-  'items.status.health.status',
+  'items.status.health',
   'items.status.operationState.phase',
-  'items.status.reconciledAt',
 ] as const;
 
 /** Server-side filters of GET /api/v1/applications. */
@@ -65,7 +55,7 @@ export class ArgoCdClient {
     });
   }
 
-  listApplications(query: ApplicationQuery, signal?: AbortSignal): Promise<Application[]> {
+  listApplications(query: ApplicationQuery, signal?: AbortSignal): Promise<ApplicationListItem[]> {
     const params = new URLSearchParams();
     for (const project of query.projects ?? []) params.append('projects', project);
     if (query.selector !== undefined) params.set('selector', query.selector);
@@ -73,7 +63,7 @@ export class ArgoCdClient {
     if (query.name !== undefined) params.set('name', query.name);
     if (query.appNamespace !== undefined) params.set('appNamespace', query.appNamespace);
     params.set('fields', APPLICATION_LIST_FIELDS.join(','));
-    return this.http.getList({ operation: 'list_applications', path: '/api/v1/applications', query: params, itemSchema: Application, signal });
+    return this.http.getList({ operation: 'list_applications', path: '/api/v1/applications', query: params, itemSchema: ApplicationListItem, signal });
   }
 
   /** One application, whole: a single object is small enough, and sections are chosen by the caller. */

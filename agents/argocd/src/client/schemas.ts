@@ -84,6 +84,37 @@ export const Application = z.looseObject({
 });
 export type Application = z.infer<typeof Application>;
 
+/**
+ * An application as list tools keep it: only what rows, filters and search read. `z.object` strips every other
+ * key (Helm values, parameters, sync options...), so a list of 10,000 keeps a few hundred bytes per item.
+ */
+const SlimSource = z.object({
+  repoURL: z.string().optional(),
+  path: z.string().optional(),
+  chart: z.string().optional(),
+  targetRevision: z.string().optional(),
+});
+export const ApplicationListItem = z.object({
+  metadata: z.object({ name: z.string().min(1), namespace: z.string().optional(), labels: StringMap.nullish(), annotations: StringMap.nullish() }),
+  spec: z
+    .object({
+      project: z.string().optional(),
+      source: SlimSource.nullish(),
+      sources: z.array(SlimSource).nullish(),
+      destination: z.object({ server: z.string().optional(), name: z.string().optional(), namespace: z.string().optional() }).nullish(),
+      syncPolicy: z.object({ automated: z.object({ prune: z.boolean().optional(), selfHeal: z.boolean().optional() }).nullish() }).nullish(),
+    })
+    .nullish(),
+  status: z
+    .object({
+      sync: z.object({ status: z.string().optional(), revision: z.string().optional() }).nullish(),
+      health: z.object({ status: z.string().optional() }).nullish(),
+      operationState: z.object({ phase: z.string().optional() }).nullish(),
+    })
+    .nullish(),
+});
+export type ApplicationListItem = z.infer<typeof ApplicationListItem>;
+
 
 export const Project = z.looseObject({
   metadata: ObjectMeta,
