@@ -30,6 +30,8 @@ export interface ArgoBenchOptions {
   readonly clients: number;
   readonly budgetTokens: number;
   readonly counter: TokenCounter;
+  /** Extra node flags for the MCP server process (e.g. a heap limit, or --cpu-prof to profile it). */
+  readonly serverNodeArgs: readonly string[];
 }
 
 const TOKEN = 'bench-token-0123456789';
@@ -49,10 +51,10 @@ async function bytesOf(sim: RunningSimulator, path: string): Promise<number> {
 }
 
 /** Starts `flotilla mcp argocd` as its own process (so its memory is measured alone) and waits for its URL. */
-async function startMcpProcess(cli: string, argocdUrl: string, dataDir: string, budgetTokens: number): Promise<{ child: ChildProcess; mcpUrl: string }> {
+async function startMcpProcess(cli: string, nodeArgs: readonly string[], argocdUrl: string, dataDir: string, budgetTokens: number): Promise<{ child: ChildProcess; mcpUrl: string }> {
   const child = spawn(
     process.execPath,
-    [cli, 'mcp', 'argocd', '--port', '0', '--argocd-url', argocdUrl, '--argocd-token', TOKEN, '--data-dir', dataDir, '--budget-tokens', String(budgetTokens), '--log-level', 'info'],
+    [...nodeArgs, cli, 'mcp', 'argocd', '--port', '0', '--argocd-url', argocdUrl, '--argocd-token', TOKEN, '--data-dir', dataDir, '--budget-tokens', String(budgetTokens), '--log-level', 'info'],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -90,7 +92,7 @@ export async function benchArgoCd(options: ArgoBenchOptions): Promise<ArgoBenchR
   const dataDir = await mkdtemp(join(tmpdir(), 'flotilla-bench-'));
   const unprojectedBytes = await bytesOf(sim, '/api/v1/applications');
   const projectedBytes = await bytesOf(sim, `/api/v1/applications?fields=${APPLICATION_LIST_FIELDS.join(',')}`);
-  const { child, mcpUrl } = await startMcpProcess(options.cli, sim.url, dataDir, options.budgetTokens);
+  const { child, mcpUrl } = await startMcpProcess(options.cli, options.serverNodeArgs, sim.url, dataDir, options.budgetTokens);
   const pid = child.pid ?? 0;
   const clients: Client[] = [];
   try {

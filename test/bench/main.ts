@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
 
-const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results]
+const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results
+                    --server-node-args "--cpu-prof --cpu-prof-dir=/tmp/prof"]
 
 Measures, for each Argo CD estate: the bytes the simulator sends for an unprojected application list and for
 the projection our client asks for, the bytes actually fetched while ${'`clients`'} concurrent MCP clients page
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
       clients: { type: 'string', default: '10' },
       'budget-tokens': { type: 'string', default: '2000' },
       out: { type: 'string', default: 'bench-results' },
+      'server-node-args': { type: 'string', default: '' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -36,12 +38,13 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  const serverNodeArgs = values['server-node-args'].split(' ').filter((a) => a.length > 0);
   const cli = fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
   const counter = await loadTokenCounter();
   const rows: ArgoBenchRow[] = [];
   for (const applications of estates) {
     process.stdout.write(`argocd: ${applications} applications, ${clients} concurrent clients...\n`);
-    rows.push(await benchArgoCd({ cli, applications, clients, budgetTokens, counter }));
+    rows.push(await benchArgoCd({ cli, applications, clients, budgetTokens, counter, serverNodeArgs }));
   }
   const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
   const header = ['apps', 'unprojected MiB', 'projected MiB', 'fetched MiB', 'upstream reqs', 'tool calls', 'items paged', 'max tokens', 'peak RSS MiB', 'seconds'];

@@ -17,30 +17,52 @@ export interface FitOutcome {
   readonly truncated: boolean;
 }
 
+/** Per-item token costs, computed lazily and at most once per item, shared by every attempt to fit one page. */
+export class ItemCosts {
+  private readonly costs: number[] = [];
+  constructor(
+    private readonly items: readonly JsonValue[],
+    private readonly counter: TokenCounter,
+  ) {}
+  /** Tokens of item i's JSON plus one for its separator. */
+  cost(i: number): number {
+    let cost = this.costs[i];
+    if (cost === undefined) {
+      cost = this.counter.count(JSON.stringify(this.items[i])) + 1;
+      this.costs[i] = cost;
+    }
+    return cost;
+  }
+}
+
+/** Renders tried before giving up on convergence and stepping down one item at a time. */
+const FIT_ROUNDS = 4;
+
 /**
  * The largest prefix of `items` whose rendering fits `budget` tokens. `build(items, truncated)` renders the
  * whole envelope for a candidate page (its metadata depends on how many items it carries, so it is rebuilt).
- * Estimates from per-item counts first, then verifies exactly and steps down: the bound is exact, the cost is a
- * handful of tokenizations. When not even the first item fits, it is clipped to a preview so a page always
- * makes progress; when not even the envelope fits, `returned` is 0 and the caller degrades the envelope.
+ * Estimates from per-item counts (never tokenizing much more than one budget's worth of items, however long the
+ * requested page), then renders and counts exactly; an overshoot drops as many trailing items as it costs, so a
+ * page converges in one to three renders. The bound is exact. When not even the first item fits, it is clipped
+ * to a preview so a page always makes progress; when not even the envelope fits, `returned` is 0 and the caller
+ * degrades the envelope.
  */
 export function fitItems(
   items: readonly JsonValue[],
   build: (page: readonly JsonValue[], truncated: boolean) => JsonObject,
   budget: number,
   counter: TokenCounter,
+  costs: ItemCosts = new ItemCosts(items, counter),
 ): FitOutcome {
   const render = (page: readonly JsonValue[], truncated: boolean): { text: string; tokens: number } => {
     const text = JSON.stringify(build(page, truncated));
     return { text, tokens: counter.count(text) };
   };
-  // Estimate from per-item counts, stopping as soon as the budget is spent: never tokenizes much more than
-  // one budget's worth of items, however long the requested page.
   const empty = render([], true);
   let n = 0;
   let estimate = empty.tokens;
   while (n < items.length) {
-    const cost = counter.count(JSON.stringify(items[n])) + 1;
+    const cost = costs.cost(n);
     if (estimate + cost > budget) break;
     estimate += cost;
     n += 1;
@@ -49,16 +71,25 @@ export function fitItems(
     const whole = render(items, false);
     if (whole.tokens <= budget) return { ...whole, returned: items.length, truncated: false };
   }
-  while (n > 0) {
+  for (let round = 0; n > 0; round += 1) {
     const candidate = render(items.slice(0, n), true);
     if (candidate.tokens <= budget) return { ...candidate, returned: n, truncated: true };
-    n -= 1;
+    if (round >= FIT_ROUNDS) {
+      n -= 1;
+      continue;
+    }
+    // Drop trailing items until their costs cover the overshoot (at least one).
+    let over = candidate.tokens - budget;
+    do {
+      n -= 1;
+      over -= costs.cost(n);
+    } while (over > 0 && n > 0);
   }
   if (items.length === 0 || empty.tokens >= budget) return { ...empty, returned: 0, truncated: true };
 
   // Not even one item fits: clip the first one so the caller still moves forward by one.
   const json = JSON.stringify(items[0]);
-  const itemTokens = counter.count(json);
+  const itemTokens = costs.cost(0) - 1;
   let allowance = budget - empty.tokens - 24;
   while (allowance > 8) {
     const clipped: ClippedItem = { _clipped: true, _tokens: itemTokens, preview: counter.truncate(json, allowance) };

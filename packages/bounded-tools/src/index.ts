@@ -31,7 +31,7 @@ export {
   type SearchOutcome,
   type Matcher,
 } from './search.js';
-export { fitItems, fitObject, type FitOutcome, type ClippedItem } from './fit.js';
+export { fitItems, fitObject, ItemCosts, type FitOutcome, type ClippedItem } from './fit.js';
 export {
   createBoundedTools,
   compileFilter,

@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { FlotillaError, describeError, isFlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics, ToolOutcome } from '@flotilla/metrics';
 import type { TokenCounter } from '@flotilla/tokens';
-import { fitItems, fitObject } from './fit.js';
+import { fitItems, fitObject, ItemCosts } from './fit.js';
 import type { JsonObject, JsonValue } from './json.js';
 import { LIMITS } from './limits.js';
-import { measureToolResult, type BoundedToolResult, type ResourceLinkBlock } from './measure.js';
+import { measureToolResult, type BoundedToolResult, type ResourceLinkBlock, type ResultSize } from './measure.js';
 import { computeCounts, encodeCursor, PAGE_SHAPE, queryFingerprint, resolveOffset, type CountKey, type Counts, type PageRequest } from './paging.js';
 import type { SearchOutcome } from './search.js';
 import { RESULT_ID_PATTERN, type ResultStore, type StoredResultMeta } from './store/types.js';
@@ -141,6 +141,8 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     throw new FlotillaError('config_invalid', `token budget must be a whole number from ${LIMITS.budgetMin} to ${LIMITS.budgetMax}`);
   }
   const spillThreshold = options.spillThresholdItems ?? LIMITS.spillThresholdItems;
+  /** Exact sizes of results rendered here, so they are not tokenized a second time for metrics. */
+  const known = new WeakMap<BoundedToolResult, ResultSize>();
   const { counter, store, metrics, server, logger } = options;
 
   const errorResult = (error: FlotillaError): BoundedToolResult => {
@@ -221,10 +223,16 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     const reserve = link === undefined ? 0 : counter.count(JSON.stringify(link));
     const textBudget = budget - reserve;
 
-    const build = (withCounts: boolean, withNotes: boolean) => (page: readonly JsonValue[], truncated: boolean): JsonObject => {
+    /**
+     * Envelope levels, tried in order until a page carries at least one item: 0 everything; 1 without notes;
+     * 2 without counts (said to be omitted) and with brief steps; 3 only what paging needs.
+     */
+    const LEVELS = [0, 1, 2, 3] as const;
+    const build = (level: (typeof LEVELS)[number]) => (page: readonly JsonValue[], truncated: boolean): JsonObject => {
       const returned = page.length;
       const nextOffset = view.offset + returned;
       const hasMore = nextOffset < view.total;
+      const brief = level >= 2;
       const body: JsonObject = {
         item_kind: view.itemKind,
         total: view.total,
@@ -234,43 +242,57 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
         has_more: hasMore,
         next_offset: hasMore ? nextOffset : null,
       };
-      if (hasMore && view.fingerprint !== undefined) body.next_cursor = encodeCursor(nextOffset, view.fingerprint);
+      if (hasMore && view.fingerprint !== undefined && level < 3) body.next_cursor = encodeCursor(nextOffset, view.fingerprint);
       if (truncated) body.truncated_by_budget = true;
       if (view.search !== undefined) {
         body.search = { scanned: view.search.scanned, capped: view.search.capped, match_cap: view.search.cap };
       }
-      if (withCounts && view.counts !== undefined && Object.keys(view.counts).length > 0) body.counts = view.counts;
+      const hasCounts = view.counts !== undefined && Object.keys(view.counts).length > 0;
+      if (level <= 1 && hasCounts) body.counts = view.counts;
+      // Counts are dropped only when the page could not otherwise carry a single item; say so, and where to get them.
+      if (level >= 2 && hasCounts) body.counts_omitted = true;
       if (view.stored !== undefined) {
         body.result_id = view.stored.result_id;
-        body.stored_items = view.stored.total_items;
-        body.expires_at = view.stored.expires_at;
+        if (level < 3) {
+          body.stored_items = view.stored.total_items;
+          body.expires_at = view.stored.expires_at;
+        }
       }
       const steps: string[] = [];
-      if (hasMore) steps.push(`More: call ${view.nextCall(nextOffset)}.`);
-      if (truncated) steps.push(`This page was cut to the ${budget}-token budget; filters give fewer, more relevant items.`);
-      if (view.search?.capped === true) {
-        steps.push(`The search stopped at ${view.search.cap} matches; add words, use a regex or filter by type to narrow it.`);
+      if (level < 3) {
+        if (hasMore) steps.push(`More: call ${view.nextCall(nextOffset)}.`);
+        if (truncated && !brief) steps.push(`This page was cut to the ${budget}-token budget; filters give fewer, more relevant items.`);
+        if (brief && hasCounts) {
+          steps.push(view.stored === undefined ? 'Counts: ask again with limit 1.' : 'Counts: read_result with summary_only true.');
+        }
+        if (view.search?.capped === true) {
+          steps.push(brief ? 'Search capped: narrow the query.' : `The search stopped at ${view.search.cap} matches; add words, use a regex or filter by type to narrow it.`);
+        }
       }
-      if (withNotes && view.notes.length > 0) body.notes = [...view.notes];
+      if (level === 0 && view.notes.length > 0) body.notes = [...view.notes];
       if (steps.length > 0) body.next_step = steps.join(' ');
       body.items = [...page];
       return body;
     };
 
-    // Degrade gracefully: full envelope, then without notes, then without counts.
-    let fitted = fitItems(view.pageItems, build(true, true), textBudget, counter);
-    if (fitted.tokens > textBudget || (fitted.returned === 0 && view.pageItems.length > 0)) {
-      fitted = fitItems(view.pageItems, build(true, false), textBudget, counter);
-    }
-    if (fitted.tokens > textBudget || (fitted.returned === 0 && view.pageItems.length > 0)) {
-      fitted = fitItems(view.pageItems, build(false, false), textBudget, counter);
+    // Degrade gracefully, level by level, until the page carries an item (or there are none to carry).
+    const costs = new ItemCosts(view.pageItems, counter);
+    let fitted = fitItems(view.pageItems, build(0), textBudget, counter, costs);
+    for (const level of LEVELS.slice(1)) {
+      if (fitted.tokens <= textBudget && (fitted.returned > 0 || view.pageItems.length === 0)) break;
+      fitted = fitItems(view.pageItems, build(level), textBudget, counter, costs);
     }
     if (fitted.tokens > textBudget) {
-      // Cannot happen with budgetMin and bounded envelopes; fail loudly rather than exceed the budget.
+      // Cannot happen with budgetMin and the minimal envelope; fail loudly rather than exceed the budget.
       throw new Error(`envelope of ${view.tool} does not fit ${textBudget} tokens`);
     }
     if (fitted.truncated) metrics.toolBudgetTruncations.inc({ tool: view.tool });
-    return { content: link === undefined ? [{ type: 'text', text: fitted.text }] : [{ type: 'text', text: fitted.text }, link] };
+    const result: BoundedToolResult = { content: link === undefined ? [{ type: 'text', text: fitted.text }] : [{ type: 'text', text: fitted.text }, link] };
+    known.set(result, {
+      tokens: fitted.tokens + reserve,
+      bytes: Buffer.byteLength(fitted.text, 'utf8') + (link === undefined ? 0 : Buffer.byteLength(JSON.stringify(link), 'utf8')),
+    });
+    return result;
   }
 
   async function render(tool: string, payload: ToolPayload): Promise<BoundedToolResult> {
@@ -278,7 +300,9 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
       case 'object': {
         const fitted = fitObject(payload.data, budget, counter, payload.overflowHint ?? 'Ask for less: a section or a filter.');
         if (fitted.truncated) metrics.toolBudgetTruncations.inc({ tool });
-        return { content: [{ type: 'text', text: fitted.text }] };
+        const result: BoundedToolResult = { content: [{ type: 'text', text: fitted.text }] };
+        known.set(result, { tokens: fitted.tokens, bytes: Buffer.byteLength(fitted.text, 'utf8') });
+        return result;
       }
       case 'list':
         return renderList(tool, payload);
@@ -330,7 +354,8 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
             result = errorResult(new FlotillaError('internal', `${spec.name} failed unexpectedly; the error was logged`));
           }
         }
-        const size = measureToolResult(result, counter);
+        // Sizes were counted while fitting; anything rendered elsewhere (errors) is measured here.
+        const size = known.get(result) ?? measureToolResult(result, counter);
         metrics.toolCalls.inc({ tool: spec.name, outcome });
         metrics.toolResultBytes.observe({ tool: spec.name }, size.bytes);
         metrics.toolResultTokens.observe({ tool: spec.name }, size.tokens);

@@ -73,7 +73,9 @@ describe('bounded list tools (property)', () => {
             const body = h.json(result);
             if (offset === 0) {
               resultId = body.result_id as string | undefined;
-              expect(body.counts).toEqual(computeCounts(expected, { by_group: (r) => r.group, by_health: (r) => r.health }));
+              // Counts are exact, or (only when the budget cannot carry them beside an item) said to be omitted.
+              if (body.counts_omitted === true) expect(body.counts).toBeUndefined();
+              else expect(body.counts).toEqual(computeCounts(expected, { by_group: (r) => r.group, by_health: (r) => r.health }));
             }
             expect(body.total).toBe(expected.length);
             const page = body.items as Array<Row | { _clipped: true }>;
@@ -90,7 +92,8 @@ describe('bounded list tools (property)', () => {
           expect(seen).toEqual(expected.map((r) => r.id));
         },
       ),
-      { numRuns: 60 },
+      // A failure is reported within a minute, shrinking included, rather than hanging CI.
+      { numRuns: 60, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
     );
   });
 });

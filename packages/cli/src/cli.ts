@@ -32,7 +32,7 @@ export interface Command<T extends SettingsSpec = SettingsSpec> {
 
 /** Keeps each command's settings type while allowing a heterogeneous list. */
 export function defineCommand<T extends SettingsSpec>(command: Command<T>): Command {
-  return command as unknown as Command;
+  return command;
 }
 
 export function commandHelp(command: Command): string {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadTokenCounter } from './counter.js';
 
@@ -28,5 +29,30 @@ describe('token counter', () => {
 
   it('shares one loaded counter per encoding', async () => {
     expect(await loadTokenCounter('cl100k_base')).toBe(await loadTokenCounter('cl100k_base'));
+  });
+});
+
+describe('frugal tiktoken construction', () => {
+  it('counts and decodes exactly like the stock js-tiktoken encoder', async () => {
+    const { Tiktoken } = await import('js-tiktoken/lite');
+    const ranks = (await import('js-tiktoken/ranks/cl100k_base')).default;
+    const stock = new Tiktoken(ranks);
+    const counter = await loadTokenCounter('cl100k_base');
+    const samples = [
+      JSON.stringify({ name: 'payments-api-prod', sync: 'OutOfSync', labels: { 'app.kubernetes.io/part-of': 'payments' }, sha: 'f3a9c0de11b2' }),
+      'Ünïcödé — 🚀 日本語 text with  double  spaces\n\ttabs',
+      '1'.repeat(1000),
+    ];
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+        expect(counter.count(text)).toBe(stock.encode(text, [], []).length);
+      }),
+      { numRuns: 300 },
+    );
+    for (const text of samples) {
+      expect(counter.count(text)).toBe(stock.encode(text, [], []).length);
+      const cut = counter.truncate(text, 7);
+      expect(cut).toBe(stock.decode(stock.encode(text, [], []).slice(0, 7)).replace(/\uFFFD+$/, ''));
+    }
   });
 });

@@ -22,7 +22,9 @@ export interface UpstreamLimits {
 }
 
 export const UPSTREAM_DEFAULTS: UpstreamLimits = {
-  maxBodyBytes: 32 * 1024 * 1024,
+  // Lists are parsed item by item, so this bounds transfer and time rather than memory (10,000 applications
+  // projected are ~33 MiB, their Helm values included: Argo CD projects `spec` as one unit).
+  maxBodyBytes: 128 * 1024 * 1024,
   timeoutMs: 15_000,
   retries: 2,
   backoffMs: 200,
@@ -143,28 +145,29 @@ export class UpstreamHttp {
    */
   private shared<T>(request: Omit<UpstreamRequest<z.ZodType>, 'schema'>, reader: () => BodyReader<T>): Promise<T> {
     const key = `${request.operation} ${request.path}?${request.query?.toString() ?? ''}`;
-    let promise = this.inflight.get(key) as Promise<T> | undefined;
-    if (promise === undefined) {
+    let shared = this.inflight.get(key) as Promise<T> | undefined;
+    if (shared === undefined) {
       const created = this.withSlot(() => this.withRetries({ ...request, signal: undefined }, reader));
       this.inflight.set(key, created);
       const forget = (): void => {
         this.inflight.delete(key);
       };
       created.then(forget, forget);
-      promise = created;
+      shared = created;
     }
+    const promise: Promise<T> = shared;
     const signal = request.signal;
     if (signal === undefined) return promise;
     if (signal.aborted) return Promise.reject(cancelled(signal));
     return new Promise<T>((resolveCall, rejectCall) => {
       const onAbort = (): void => rejectCall(cancelled(signal));
       signal.addEventListener('abort', onAbort, { once: true });
-      (promise as Promise<T>).then(
+      promise.then(
         (value) => {
           signal.removeEventListener('abort', onAbort);
           resolveCall(value);
         },
-        (error: unknown) => {
+        (error: Error) => {
           signal.removeEventListener('abort', onAbort);
           rejectCall(error);
         },

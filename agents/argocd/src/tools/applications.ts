@@ -11,6 +11,7 @@ import {
   sourcesOf,
   SYNC_STATUSES,
   syncOf,
+  text,
 } from './views.js';
 
 const name = (what: string) =>
@@ -188,10 +189,10 @@ export function registerApplicationTools(kit: BoundedTools, client: ArgoCdClient
       return apps.filter((app) => matchesFilters(app, filters)).map(applicationRow);
     },
     counts: {
-      by_sync: (row) => String(row.sync),
-      by_health: (row) => String(row.health),
-      by_project: (row) => (typeof row.project === 'string' ? row.project : undefined),
-      by_cluster: (row) => String(row.cluster),
+      by_sync: (row) => text(row.sync),
+      by_health: (row) => text(row.health),
+      by_project: (row) => text(row.project),
+      by_cluster: (row) => text(row.cluster),
     },
   });
 

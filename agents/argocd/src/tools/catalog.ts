@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { BoundedTools } from '@flotilla/bounded-tools';
 import type { ArgoCdClient } from '../client/argocd-client.js';
-import { applicationSetProject, applicationSetRow, clusterRow, connectionOf, projectRow } from './views.js';
+import { applicationSetProject, applicationSetRow, clusterRow, connectionOf, projectRow, text, texts } from './views.js';
 
 const nameContains = z
   .string()
@@ -40,8 +40,8 @@ export function registerCatalogTools(kit: BoundedTools, client: ArgoCdClient): v
         .map(applicationSetRow);
     },
     counts: {
-      by_generator: (row) => (Array.isArray(row.generators) ? row.generators.map(String) : undefined),
-      by_project: (row) => String(row.project),
+      by_generator: (row) => texts(row.generators),
+      by_project: (row) => text(row.project),
     },
   });
 
@@ -60,8 +60,8 @@ export function registerCatalogTools(kit: BoundedTools, client: ArgoCdClient): v
         .filter((c) => filters.connection_status === undefined || connectionOf(c) === filters.connection_status)
         .map(clusterRow),
     counts: {
-      by_connection: (row) => String(row.connection),
-      by_version: (row) => (typeof row.version === 'string' ? row.version : undefined),
+      by_connection: (row) => text(row.connection),
+      by_version: (row) => text(row.version),
     },
   });
 }

@@ -12,6 +12,8 @@ import {
   labelPairs,
   sourcesOf,
   syncOf,
+  text,
+  texts,
 } from './views.js';
 
 export const RESOURCE_TYPES = ['application', 'project', 'applicationset', 'cluster'] as const;
@@ -132,8 +134,8 @@ export function registerSearchTool(kit: BoundedTools, client: ArgoCdClient): voi
       return { items: outcome.matches.map((m) => row(m.item, m.matched)), search: outcome, notes };
     },
     counts: {
-      by_type: (r) => String(r.type),
-      by_field: (r) => (Array.isArray(r.matched) ? r.matched.map(String) : undefined),
+      by_type: (r) => text(r.type),
+      by_field: (r) => texts(r.matched),
     },
   });
 }

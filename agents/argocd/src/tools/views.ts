@@ -5,6 +5,16 @@ import type { Application, ApplicationSet, AppSource, Cluster, Project } from '.
 export const SYNC_STATUSES = ['Synced', 'OutOfSync', 'Unknown'] as const;
 export const HEALTH_STATUSES = ['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown'] as const;
 
+/** A row's string field, for aggregates; anything else is not counted. */
+export function text(value: JsonValue | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A row's list-of-strings field, for aggregates over several values (generators, matched fields). */
+export function texts(value: JsonValue | undefined): string[] | undefined {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : undefined;
+}
+
 /** Drop undefined and empty values so compact views stay compact. */
 export function compact(entries: Record<string, JsonValue | undefined>): JsonObject {
   const out: JsonObject = {};

@@ -61,9 +61,12 @@ function textOf(result: BoundedToolResult): string {
   return first?.type === 'text' ? first.text : '';
 }
 
+/** A JSON field as text for the transcript. */
+const show = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+
 function render(out: Output, body: Record<string, unknown>, isError: boolean): void {
   if (isError) {
-    out.write(`  error: ${String(body.message)}\n  next:  ${String(body.remedy ?? '')}\n`);
+    out.write(`  error: ${show(body.message)}\n  next:  ${show(body.remedy ?? '')}\n`);
     return;
   }
   if (typeof body.total === 'number') {
@@ -73,7 +76,7 @@ function render(out: Output, body: Record<string, unknown>, isError: boolean): v
       out.write(`  ${dimension}: ${Object.entries(values).slice(0, 5).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
     }
     for (const item of ((body.items as Record<string, unknown>[] | undefined) ?? []).slice(0, 5)) {
-      out.write(`   - ${String(item.name)}${item.sync === undefined ? '' : ` (${String(item.sync)}, ${String(item.health)})`}${item.type === undefined ? '' : ` [${String(item.type)}]`}\n`);
+      out.write(`   - ${show(item.name)}${item.sync === undefined ? '' : ` (${show(item.sync)}, ${show(item.health)})`}${item.type === undefined ? '' : ` [${show(item.type)}]`}\n`);
     }
     if (typeof body.result_id === 'string') out.write(`  stored as ${body.result_id} (read_result pages it without asking Argo CD again)\n`);
     return;

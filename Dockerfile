@@ -1,0 +1,94 @@
+# syntax=docker/dockerfile:1.7-labs
+#
+# One image for the whole platform: the `flotilla` CLI starts every piece.
+#
+#   docker build -t flotilla .
+#   docker run --rm -p 8080:8080 -e FLOTILLA_ARGOCD_TOKEN=dev-token flotilla sim argocd
+#   docker run --rm -p 8091:8091 -e FLOTILLA_ARGOCD_URL=... -e FLOTILLA_ARGOCD_TOKEN=... flotilla mcp argocd
+#   docker run --rm -e FLOTILLA_COMPONENT='mcp argocd' ... flotilla     # piece from the environment instead
+#
+# The 1.7-labs syntax is for `COPY --parents` (below); it needs BuildKit (the default builder since Docker 23).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---------------------------------------------------------------------------------------------------------------
+# build: install everything, compile every package, then cut a production-only tree for @flotilla/cli.
+# ---------------------------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+ENV CI=true
+# Not corepack: its signature check fails on registry mirrors that re-sign packages (see STACK.md).
+RUN npm install --global pnpm@10.34.8
+WORKDIR /src
+
+# Manifests first, so the dependency layer is rebuilt only when a manifest or the lockfile changes, not on
+# every source edit. A plain COPY cannot glob across directories and keep the structure (it would flatten every
+# package.json into one), hence `COPY --parents`, which keeps packages/<name>/package.json etc. in place.
+COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+COPY --parents packages/*/package.json agents/*/package.json test/package.json ./
+RUN --mount=type=cache,id=flotilla-pnpm-store,target=/pnpm/store \
+    pnpm install --frozen-lockfile --store-dir /pnpm/store
+
+# Then the sources (.dockerignore keeps node_modules, dist and local state out), and the build.
+COPY . .
+RUN pnpm build
+
+# A self-contained production tree of the CLI: its package.json and dist, and a node_modules holding only
+# production dependencies, workspace packages copied in (their `files`: dist only) rather than symlinked.
+# --legacy because the workspace does not use inject-workspace-packages; third-party versions still come from
+# pnpm-lock.yaml.
+RUN --mount=type=cache,id=flotilla-pnpm-store,target=/pnpm/store \
+    pnpm --filter @flotilla/cli deploy --prod --legacy --store-dir /pnpm/store /prod/cli \
+ && test -f /prod/cli/dist/main.js
+
+# ---------------------------------------------------------------------------------------------------------------
+# runtime: node + tini + the production tree; runs as uid 10001; only /var/lib/flotilla is written to.
+# ---------------------------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+
+# tini as PID 1: forwards SIGTERM/SIGINT to node (a bare node as PID 1 gets no default signal handlers, so
+# Kubernetes' SIGTERM would be ignored until SIGKILL) and reaps zombies.
+# The package managers of the base image (npm, npx, corepack, yarn) are never used at run time: removed, so the
+# image carries less code and fewer CVEs.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
+      /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-*
+
+RUN groupadd --system --gid 10001 flotilla \
+ && useradd --system --uid 10001 --gid 10001 --home-dir /var/lib/flotilla --no-create-home \
+      --shell /usr/sbin/nologin flotilla \
+ && install -d -o 10001 -g 10001 -m 0750 /var/lib/flotilla
+
+# Application files stay owned by root and are not writable by the runtime user, so the image runs unchanged
+# with readOnlyRootFilesystem: true. (Commands that need a scratch directory, such as `flotilla demo`, use
+# os.tmpdir(): mount an emptyDir at /tmp in that case.)
+COPY --from=build /prod/cli /app/packages/cli
+COPY --chmod=0755 deploy/docker/docker-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
+
+# Defaults for a container; every one can be overridden with -e or the pod spec.
+#   FLOTILLA_HOST: listen on all interfaces (the CLI's default is loopback, right for a laptop, wrong here).
+#   FLOTILLA_DATA_DIR: spilled tool results go to the data volume.
+#   FLOTILLA_HEAP_PERCENT: share of the memory limit given to the V8 heap (see docker-entrypoint.sh).
+ENV NODE_ENV=production \
+    FLOTILLA_HOST=0.0.0.0 \
+    FLOTILLA_DATA_DIR=/var/lib/flotilla/results \
+    FLOTILLA_HEAP_PERCENT=75
+
+# The working directory is the data directory, so any relative path a piece writes lands on the volume and
+# never in the read-only application tree.
+WORKDIR /var/lib/flotilla
+VOLUME ["/var/lib/flotilla"]
+USER 10001:10001
+
+# Default ports: 8080 Argo CD simulator (`sim argocd`), 8091 Argo CD MCP server (`mcp argocd`: /mcp,
+# /metrics, /healthz). Agents (`agent <name>`) will add theirs here.
+EXPOSE 8080 8091
+
+# No HEALTHCHECK: the image runs under Kubernetes, whose liveness/readiness probes (defined in the Helm chart)
+# decide health and restarts; Docker's HEALTHCHECK is ignored there. Different pieces also serve different
+# endpoints, so one image-wide check command would be wrong for some of them.
+
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/docker-entrypoint.sh"]
+# No CMD: the piece comes from the arguments (`docker run IMAGE mcp argocd`) or FLOTILLA_COMPONENT; with
+# neither, the CLI prints its help.
