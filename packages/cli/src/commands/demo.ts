@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ARGOCD_MCP_SETTINGS, startArgoCdMcpServer } from '@flotilla/agent-argocd';
+import { APPLICATION_LIST_FIELDS, ARGOCD_MCP_SETTINGS, startArgoCdMcpServer } from '@flotilla/agent-argocd';
 import { LIMITS, measureToolResult, type BoundedToolResult } from '@flotilla/bounded-tools';
 import { boundedInt, BooleanFlagSchema, LogLevelSchema, parseSettings } from '@flotilla/core';
 import { ARGO_ESTATE_DEFAULTS, startArgoCdSimulator } from '@flotilla/simulators';
@@ -131,17 +131,26 @@ export const demoCommand = defineCommand({
         rows.push([step.tool, String(size.tokens), String(size.bytes), result.isError === true ? 'error' : 'ok']);
         if (result.isError !== true) previous = body;
       }
-      const fetched = sim.stats().bytesSent;
-      sim.resetStats();
-      const raw = await fetch(`${sim.url}/api/v1/applications`, { headers: { authorization: `Bearer ${token}` } });
-      await raw.arrayBuffer();
-      const unprojected = sim.stats().bytesSent;
+      const conversation = sim.stats();
+      const listBytes = async (query: string): Promise<number> => {
+        sim.resetStats();
+        const raw = await fetch(`${sim.url}/api/v1/applications${query}`, { headers: { authorization: `Bearer ${token}` } });
+        await raw.arrayBuffer();
+        return sim.stats().bytesSent;
+      };
+      const unprojected = await listBytes('');
+      const projected = await listBytes(`?fields=${APPLICATION_LIST_FIELDS.join(',')}`);
       out.write('tool                      tokens   bytes  outcome\n');
       for (const [tool, tokens, bytes, outcome] of rows) {
         out.write(`${(tool ?? '').padEnd(24)}${(tokens ?? '').padStart(8)}${(bytes ?? '').padStart(8)}  ${outcome ?? ''}\n`);
       }
       out.write(`\nLargest result: ${Math.max(...rows.map((r) => Number(r[1])))} tokens (budget ${settings.budgetTokens}).\n`);
-      out.write(`Argo CD sent ${(fetched / 1024).toFixed(0)} KiB for the whole conversation; one unprojected application list is ${(unprojected / 1024).toFixed(0)} KiB.\n`);
+      const kib = (bytes: number): string => `${(bytes / 1024).toFixed(0)} KiB`;
+      out.write(
+        `Argo CD answered ${conversation.requests} requests (${kib(conversation.bytesSent)}) for the whole conversation. ` +
+          `An application list costs ${kib(projected)} with the projection Flotilla asks for, ${kib(unprojected)} without it; ` +
+          'either way it is parsed item by item and never reaches the model whole.\n',
+      );
       if (!settings.keepRunning) {
         await stopAll();
         return undefined;
