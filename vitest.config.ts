@@ -25,6 +25,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
-    reporters: ['default'],
+    // On CI a JSON report as well, from which .ci/run prints the plain 'N passed, N failed' line.
+    reporters: process.env.CI === 'true' ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default'],
   },
 });
