@@ -1,7 +1,7 @@
 import { FlotillaError } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { LIMITS, STORE_DEFAULTS } from '../limits.js';
-import type { StoredResultMeta } from './types.js';
+import { newResultId, resultUri, type PutResultInput, type StoredResultMeta } from './types.js';
 
 export interface StoreLimits {
   readonly ttlSeconds: number;
@@ -74,6 +74,22 @@ export class Tombstones {
  */
 export function settle<T>(fn: () => T): Promise<T> {
   return new Promise((resolve) => resolve(fn()));
+}
+
+/** The header of a new stored result (everything but its size), with a fresh id and its expiry. */
+export function newHeader(input: PutResultInput, created: number, ttlSeconds: number): Omit<StoredResultMeta, 'bytes'> {
+  const id = newResultId();
+  return {
+    result_id: id,
+    tool: input.tool,
+    item_kind: input.item_kind,
+    created_at: new Date(created).toISOString(),
+    expires_at: new Date(created + ttlSeconds * 1000).toISOString(),
+    query: input.query,
+    total_items: input.items.length,
+    counts: input.counts,
+    uri: resultUri(id),
+  };
 }
 
 export function isExpired(meta: StoredResultMeta, now: number): boolean {

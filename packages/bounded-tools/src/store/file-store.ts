@@ -4,10 +4,8 @@ import { join } from 'node:path';
 import { FlotillaError } from '@flotilla/core';
 import type { JsonValue } from '../json.js';
 import { STORE_DEFAULTS } from '../limits.js';
-import { resolveLimits, settle, tooLarge, tooManyItems, Tombstones, unknownResult, isExpired, type StoreOptions } from './common.js';
+import { isExpired, newHeader, resolveLimits, settle, tooLarge, tooManyItems, Tombstones, unknownResult, type StoreOptions } from './common.js';
 import {
-  newResultId,
-  resultUri,
   RESULT_ID_PATTERN,
   type PutResultInput,
   type ReadRequest,
@@ -143,19 +141,8 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
       const itemsError = tooManyItems(input.items.length);
       if (itemsError !== undefined) throw itemsError;
       await sweepNow();
-      const id = newResultId();
-      const created = now();
-      const header = {
-        result_id: id,
-        tool: input.tool,
-        item_kind: input.item_kind,
-        created_at: new Date(created).toISOString(),
-        expires_at: new Date(created + limits.ttlSeconds * 1000).toISOString(),
-        query: input.query,
-        total_items: input.items.length,
-        counts: input.counts,
-        uri: resultUri(id),
-      };
+      const header = newHeader(input, now(), limits.ttlSeconds);
+      const id = header.result_id;
       const { data, index } = paths(id);
       const tmp = `${data}.tmp`;
       const offsets = new Float64Array(input.items.length + 1);

@@ -1,6 +1,6 @@
 import type { JsonValue } from '../json.js';
-import { resolveLimits, settle, tooLarge, tooManyItems, Tombstones, unknownResult, isExpired, type StoreOptions } from './common.js';
-import { newResultId, resultUri, type PutResultInput, type ReadRequest, type ReadResponse, type ResultStore, type StoredResultMeta } from './types.js';
+import { isExpired, newHeader, resolveLimits, settle, tooLarge, tooManyItems, Tombstones, unknownResult, type StoreOptions } from './common.js';
+import type { PutResultInput, ReadRequest, ReadResponse, ResultStore, StoredResultMeta } from './types.js';
 
 interface Entry {
   readonly meta: StoredResultMeta;
@@ -55,21 +55,8 @@ export function createMemoryResultStore(options: StoreOptions = {}): ResultStore
         if (used + bytes <= limits.diskCapBytes) break;
         remove(id, 'disk_cap');
       }
-      const created = now();
-      const id = newResultId();
-      const meta: StoredResultMeta = {
-        result_id: id,
-        tool: input.tool,
-        item_kind: input.item_kind,
-        created_at: new Date(created).toISOString(),
-        expires_at: new Date(created + limits.ttlSeconds * 1000).toISOString(),
-        query: input.query,
-        total_items: input.items.length,
-        counts: input.counts,
-        bytes,
-        uri: resultUri(id),
-      };
-      entries.set(id, { meta, items: [...input.items] });
+      const meta: StoredResultMeta = { ...newHeader(input, now(), limits.ttlSeconds), bytes };
+      entries.set(meta.result_id, { meta, items: [...input.items] });
       used += bytes;
       report();
       return Promise.resolve(meta);
