@@ -74,8 +74,8 @@ export const APPLICATION_SECTIONS = [
 ] as const;
 export type ApplicationSection = (typeof APPLICATION_SECTIONS)[number];
 
-/** Resources listed in the `resources` section; the rest are counted. */
-export const RESOURCES_SHOWN_MAX = 50;
+/** Resources listed in the `resources` section (problems first, ~40 tokens each); the rest are counted. */
+export const RESOURCES_SHOWN_MAX = 25;
 
 const GetApplicationInput = z.strictObject({
   name: name('name').describe('Exact application name (list or search tools give it).'),

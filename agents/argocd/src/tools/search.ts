@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { SEARCH_SHAPE, searchItems, type BoundedTools, type JsonObject, type SearchFields } from '@flotilla/bounded-tools';
+import { compileMatcher, SEARCH_SHAPE, searchItems, type BoundedTools, type JsonObject, type SearchFields } from '@flotilla/bounded-tools';
 import type { ArgoCdClient } from '../client/argocd-client.js';
 import type { Application, ApplicationSet, Cluster, Project } from '../client/schemas.js';
 import {
@@ -116,7 +116,7 @@ export function registerSearchTool(kit: BoundedTools, client: ArgoCdClient): voi
       const types = new Set<ResourceType>(args.resource_types ?? RESOURCE_TYPES);
       const none = Promise.resolve([]);
       // Compile first: a bad regex is reported before any upstream call is made.
-      searchItems([], fields, args);
+      compileMatcher(args);
       const [apps, projects, sets, clusters] = await Promise.all([
         types.has('application') ? client.listApplications({}, ctx.signal) : none,
         types.has('project') ? client.listProjects(ctx.signal) : none,
