@@ -21,6 +21,8 @@ export const LIMITS = {
   searchMatchCap: 1_000,
   /** Search: longest query or regex accepted (also bounds regex compile and backtracking surface). */
   queryMaxLength: 256,
+  /** Regex search: characters of one field value a regex is run on (bounds backtracking per value). */
+  regexTextMax: 1_024,
   /** read_result `filter` longest accepted. */
   filterMaxLength: 200,
   /** Aggregates: values listed per dimension before the rest are folded into one "(N others)" entry. */

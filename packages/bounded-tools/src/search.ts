@@ -41,6 +41,11 @@ export function compileMatcher(options: Pick<SearchOptions, 'query' | 'mode' | '
     const needle = options.query.toLowerCase();
     return (text) => text.toLowerCase().includes(needle);
   }
+  if (NESTED_QUANTIFIER.test(options.query)) {
+    throw new FlotillaError('invalid_argument', 'query has a quantified group that itself contains a quantifier (like "(a+)+"), which can take exponential time', {
+      remedy: 'Drop the outer or the inner repetition (e.g. "a+" instead of "(a+)+"), or use mode "substring".',
+    });
+  }
   let regex: RegExp;
   try {
     regex = new RegExp(options.query, options.case_sensitive ? 'u' : 'iu');
@@ -50,8 +55,15 @@ export function compileMatcher(options: Pick<SearchOptions, 'query' | 'mode' | '
       cause: error,
     });
   }
-  return (text) => regex.test(text);
+  // Only the first LIMITS.regexTextMax characters of a value are matched: backtracking cost grows with length.
+  return (text) => regex.test(text.length > LIMITS.regexTextMax ? text.slice(0, LIMITS.regexTextMax) : text);
 }
+
+/**
+ * A group with a quantifier inside that is itself quantified: the shape behind catastrophic backtracking
+ * ("(a+)+", "(x*y*)*", "(\\w+\\s?)+"). Rejected before compiling, so no search can pin a CPU.
+ */
+const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,?\d*\})/;
 
 /** The searchable text fields of an item: name → value(s). */
 export type SearchFields<T> = (item: T) => Iterable<readonly [field: string, value: string | undefined]>;
