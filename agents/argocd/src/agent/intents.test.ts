@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { CONFIDENCE_THRESHOLD } from '@flotilla/agent-kit';
+import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
+
+const classifier = createArgoCdClassifier();
+
+/** Phrasings engineers actually type, with the intent and the entities each must yield. */
+const TABLE: readonly (readonly [string, ArgoIntent, Record<string, unknown>])[] = [
+  ['which apps are out of sync in prod?', 'list_applications', { sync: 'OutOfSync', env: 'prod' }],
+  ['list all applications', 'list_applications', {}],
+  ['show me every app', 'list_applications', {}],
+  ['apps in project payments-prod', 'list_applications', { project: 'payments-prod' }],
+  ['How many applications are degraded?', 'list_applications', { health: 'Degraded' }],
+  ['what is out-of-sync on cluster prod-eu-1', 'list_applications', { sync: 'OutOfSync', cluster: 'prod-eu-1' }],
+  ['list applications owned by team checkout', 'list_applications', { team: 'checkout' }],
+  ['apps with label tier=frontend', 'list_applications', { label: ['tier=frontend'] }],
+  ['which staging apps are progressing', 'list_applications', { env: 'staging', health: 'Progressing' }],
+  ['show unhealthy applications in namespace billing-prod', 'list_applications', { health: 'Degraded', namespace: 'billing-prod' }],
+  ['any apps drifting in production?', 'list_applications', { sync: 'OutOfSync', env: 'prod' }],
+  ['what’s degraded right now', 'list_applications', { health: 'Degraded' }],
+  ['give me the synced apps in dev', 'list_applications', { sync: 'Synced', env: 'dev' }],
+  ['applications on in-cluster', 'list_applications', { cluster: 'in-cluster' }],
+  ['status of payments-api-prod', 'application_details', { application: 'payments-api-prod' }],
+  ['show me checkout-web-staging', 'application_details', { application: 'checkout-web-staging' }],
+  ['is billing-worker-prod healthy?', 'application_details', { application: 'billing-worker-prod', health: 'Healthy' }],
+  ["what's wrong with search-indexer-dev", 'application_details', { application: 'search-indexer-dev' }],
+  ['describe ledger-api-qa', 'application_details', { application: 'ledger-api-qa' }],
+  ['why is fraud-consumer-prod out of sync', 'application_details', { application: 'fraud-consumer-prod', sync: 'OutOfSync' }],
+  ['details for app identity-auth-prod', 'application_details', { application: 'identity-auth-prod' }],
+  ['payments-gateway-prod?', 'application_details', { application: 'payments-gateway-prod' }],
+  ['resources of catalog-cache-staging', 'application_details', { application: 'catalog-cache-staging' }],
+  ['find payments', 'search', { query: 'payments' }],
+  ['anything about checkout?', 'search', { query: 'checkout' }],
+  ['search for git.example.com/billing', 'search', { query: 'git.example.com/billing' }],
+  ['where is the ledger service deployed', 'search', { query: 'ledger' }],
+  ['look for fraud', 'search', { query: 'fraud' }],
+  ['everything related to inventory', 'search', { query: 'inventory' }],
+  ['what needs attention?', 'attention', {}],
+  ["what's broken in argo", 'attention', {}],
+  ['any problems with our deployments?', 'attention', {}],
+  ['list projects', 'list_projects', {}],
+  ['which projects do we have', 'list_projects', {}],
+  ['show application sets', 'list_applicationsets', {}],
+  ['list appsets', 'list_applicationsets', {}],
+  ['which clusters are connected?', 'list_clusters', {}],
+  ['list clusters', 'list_clusters', {}],
+  ['where do we deploy?', 'list_clusters', {}],
+  ['next page', 'next_page', { page: 'next' }],
+  ['more', 'next_page', { page: 'next' }],
+  ['show the next 20', 'next_page', { page: 'next' }],
+  ['page 3', 'next_page', { page: '3' }],
+  ['only the out-of-sync ones', 'refine', { sync: 'OutOfSync' }],
+  ['just the degraded ones in prod', 'refine', { health: 'Degraded', env: 'prod' }],
+  ['filter to project search-dev', 'refine', { project: 'search-dev' }],
+  ['help', 'help', {}],
+  ['what can you do?', 'help', {}],
+  ['what is the weather in Amsterdam', 'unknown', {}],
+  ['restart the payments pods', 'unknown', {}],
+];
+
+describe('Argo CD rules classifier', () => {
+  it(`classifies ${TABLE.length} realistic phrasings`, () => {
+    const failures: string[] = [];
+    for (const [question, intent, entities] of TABLE) {
+      const got = classifier.classify(question);
+      const ok = got.intent === intent && Object.entries(entities).every(([k, v]) => JSON.stringify(got.entities[k]) === JSON.stringify(v));
+      const confident = intent === 'unknown' ? got.confidence < CONFIDENCE_THRESHOLD : got.confidence >= CONFIDENCE_THRESHOLD;
+      if (!ok || !confident) failures.push(`${question} → ${got.intent} ${JSON.stringify(got.entities)} (${got.confidence}); wanted ${intent} ${JSON.stringify(entities)}`);
+    }
+    expect(failures).toEqual([]);
+    expect(TABLE.length).toBeGreaterThanOrEqual(40);
+  });
+
+  it('does not take parts of names for environments or statuses', () => {
+    const got = classifier.classify('status of payments-api-prod');
+    expect(got.entities.env).toBeUndefined();
+    expect(classifier.classify('show me checkout-web-staging').entities.env).toBeUndefined();
+  });
+
+  it('is deterministic and bounded on long input', () => {
+    const long = `${'which apps are out of sync '.repeat(500)}in prod`;
+    expect(classifier.classify(long)).toEqual(classifier.classify(long));
+    expect(classifier.classify('').intent).toBe('unknown');
+  });
+});

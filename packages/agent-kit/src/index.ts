@@ -1,0 +1,15 @@
+export {
+  createRulesClassifier,
+  normalise,
+  CONFIDENCE_THRESHOLD,
+  QUESTION_MAX_CHARS,
+  type RulesClassifier,
+  type RulesClassifierOptions,
+  type IntentRule,
+  type WeightedPattern,
+  type EntityExtractor,
+  type Classification,
+  type Complexity,
+  type Entities,
+  type EntityValue,
+} from './rules.js';
