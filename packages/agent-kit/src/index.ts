@@ -13,3 +13,21 @@ export {
   type Entities,
   type EntityValue,
 } from './rules.js';
+export {
+  createWorkflow,
+  rulesModel,
+  STRATEGIES,
+  WORKFLOW_LIMITS,
+  type Strategy,
+  type ToolCall,
+  type ToolResult,
+  type Limitation,
+  type WorkflowError,
+  type AgentModel,
+  type AgentDomain,
+  type Answer,
+  type CallTool,
+  type WorkflowOptions,
+  type TurnResult,
+} from './workflow.js';
+export { mcpToolCaller } from './mcp.js';

@@ -8,6 +8,8 @@ export interface Rng {
   /** Picks by weight: `[[value, weight], ...]`. */
   weighted<T>(choices: readonly (readonly [T, number])[]): T;
   hex(length: number): string;
+  /** A shuffled copy (Fisher-Yates). */
+  shuffle<T>(items: readonly T[]): T[];
 }
 
 export function createRng(seed: number): Rng {
@@ -42,6 +44,16 @@ export function createRng(seed: number): Rng {
       let out = '';
       while (out.length < length) out += Math.floor(next() * 0x100000000).toString(16).padStart(8, '0');
       return out.slice(0, length);
+    },
+    shuffle: <T>(items: readonly T[]): T[] => {
+      const out = [...items];
+      for (let i = out.length - 1; i > 0; i -= 1) {
+        const j = int(0, i);
+        const swap = out[i] as T;
+        out[i] = out[j] as T;
+        out[j] = swap;
+      }
+      return out;
     },
   };
 }

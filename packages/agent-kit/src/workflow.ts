@@ -1,0 +1,246 @@
+import { Annotation, END, MemorySaver, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { describeError, isFlotillaError } from '@flotilla/core';
+import type { TokenCounter } from '@flotilla/tokens';
+import { CONFIDENCE_THRESHOLD, type Classification, type Entities } from './rules.js';
+
+/** How a question is handled, as in the workflow design note. */
+export const STRATEGIES = ['direct', 'complex', 'limitation_aware'] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+export interface ToolCall {
+  readonly tool: string;
+  readonly args: Readonly<Record<string, unknown>>;
+}
+
+export interface ToolResult {
+  readonly call: ToolCall;
+  readonly isError: boolean;
+  /** The tool's JSON text, parsed (bounded by the tool's token budget). */
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+export interface Limitation {
+  readonly kind: 'low_confidence' | 'unsupported';
+  readonly detail: string;
+}
+
+export interface WorkflowError {
+  readonly code: string;
+  readonly message: string;
+  readonly remedy?: string | undefined;
+}
+
+/** The model seam: the workflow does not care whether rules or an LLM classify. */
+export interface AgentModel<I extends string> {
+  readonly kind: 'rules' | 'llm';
+  classify(question: string): Promise<Classification<I>>;
+}
+
+export interface Answer<M> {
+  readonly text: string;
+  /** Follow-ups a person can pick (buttons in Slack). */
+  readonly options: readonly string[];
+  /** What the next turn of this conversation needs (e.g. the paged query to continue). */
+  readonly memory: M | undefined;
+}
+
+/** A domain agent's part: which tools answer an intent, and how results read as an answer. */
+export interface AgentDomain<I extends string, M> {
+  plan(classification: Classification<I>, memory: M | undefined): readonly ToolCall[];
+  /** Calls that depend on what came back (e.g. the rest of a short list); asked at most FOLLOW_UP_ROUNDS times. */
+  followUp?(classification: Classification<I>, results: readonly ToolResult[]): readonly ToolCall[];
+  respond(input: {
+    readonly question: string;
+    readonly classification: Classification<I> | undefined;
+    readonly results: readonly ToolResult[];
+    readonly limitations: readonly Limitation[];
+    readonly memory: M | undefined;
+  }): Answer<M>;
+}
+
+export type CallTool = (call: ToolCall, signal?: AbortSignal) => Promise<ToolResult>;
+
+/** Workflow limits; each is enforced below. */
+export const WORKFLOW_LIMITS = {
+  /** Tool calls one question may make. */
+  maxToolCalls: 6,
+  /** Rounds of follow-up calls after the plan. */
+  followUpRounds: 2,
+  /** Tokens of one answer (a 50-row table fits); longer answers are cut with a note. */
+  answerMaxTokens: 4_000,
+} as const;
+
+export interface WorkflowOptions<I extends string, M> {
+  readonly model: AgentModel<I>;
+  readonly domain: AgentDomain<I, M>;
+  readonly callTool: CallTool;
+  readonly counter: TokenCounter;
+  /** Conversation checkpoints keyed by the A2A contextId; in memory by default. */
+  readonly checkpointer?: BaseCheckpointSaver;
+  readonly answerMaxTokens?: number;
+}
+
+export interface TurnResult<I extends string> {
+  readonly answer: string;
+  readonly options: readonly string[];
+  readonly intent: I | undefined;
+  readonly entities: Entities;
+  readonly confidence: number;
+  readonly strategy: Strategy | undefined;
+  readonly toolCalls: number;
+  readonly error: WorkflowError | undefined;
+}
+
+function toError(error: unknown): WorkflowError {
+  if (isFlotillaError(error)) return { code: error.code, message: error.message, remedy: error.remedy };
+  return { code: 'internal', message: `the agent failed unexpectedly (${describeError(error)})`, remedy: 'Ask again; if it keeps failing, the error is in the logs.' };
+}
+
+/**
+ * The shared LangGraph workflow: classify_intent → (direct → execute_tools) | (complex → plan_coordination →
+ * execute_tools) | (limitation_aware → handle_limitations) → generate_response. Errors in any node land in
+ * `error` and become a clear answer. State is checkpointed per conversation (thread id = A2A contextId).
+ */
+export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, M>) {
+  const answerMax = options.answerMaxTokens ?? WORKFLOW_LIMITS.answerMaxTokens;
+  const State = Annotation.Root({
+    question: Annotation<string>,
+    classification: Annotation<Classification<I> | undefined>,
+    strategy: Annotation<Strategy | undefined>,
+    plan: Annotation<readonly ToolCall[]>,
+    toolResults: Annotation<readonly ToolResult[]>,
+    limitations: Annotation<readonly Limitation[]>,
+    response: Annotation<string>,
+    userOptions: Annotation<readonly string[]>,
+    error: Annotation<WorkflowError | undefined>,
+    memory: Annotation<M | undefined>,
+  });
+  type S = typeof State.State;
+  type U = typeof State.Update;
+
+  const guarded =
+    (node: (state: S) => Promise<U> | U) =>
+    async (state: S): Promise<U> => {
+      if (state.error !== undefined) return {};
+      try {
+        return await node(state);
+      } catch (error) {
+        return { error: toError(error) };
+      }
+    };
+
+  const graph = new StateGraph(State)
+    .addNode(
+      'classify_intent',
+      guarded(async (state) => {
+        const classification = await options.model.classify(state.question);
+        const strategy: Strategy =
+          classification.confidence < CONFIDENCE_THRESHOLD ? 'limitation_aware' : classification.complexity === 'simple' ? 'direct' : 'complex';
+        return { classification, strategy };
+      }),
+    )
+    .addNode(
+      'plan_coordination',
+      guarded((state) => ({ plan: state.classification === undefined ? [] : options.domain.plan(state.classification, state.memory) })),
+    )
+    .addNode(
+      'execute_tools',
+      guarded(async (state) => {
+        const plan = state.plan.length > 0 || state.classification === undefined ? state.plan : options.domain.plan(state.classification, state.memory);
+        const calls = plan.slice(0, WORKFLOW_LIMITS.maxToolCalls);
+        // Complex plans are independent reads: run them together. A single call is just awaited.
+        const toolResults = await Promise.all(calls.map((call) => options.callTool(call)));
+        const classification = state.classification;
+        for (let round = 0; round < WORKFLOW_LIMITS.followUpRounds && classification !== undefined; round += 1) {
+          const room = WORKFLOW_LIMITS.maxToolCalls - toolResults.length;
+          const more = (options.domain.followUp?.(classification, toolResults) ?? []).slice(0, room);
+          if (more.length === 0) break;
+          toolResults.push(...(await Promise.all(more.map((call) => options.callTool(call)))));
+        }
+        return { plan: calls, toolResults };
+      }),
+    )
+    .addNode(
+      'handle_limitations',
+      guarded((state) => {
+        const c = state.classification;
+        const limitation: Limitation =
+          c === undefined || c.confidence === 0
+            ? { kind: 'unsupported', detail: 'no intent matched' }
+            : { kind: 'low_confidence', detail: `best guess ${c.intent} at ${c.confidence}` };
+        return { limitations: [limitation] };
+      }),
+    )
+    .addNode('generate_response', (state) => {
+      if (state.error !== undefined) {
+        const text = `I could not answer that: ${state.error.message}.${state.error.remedy === undefined ? '' : ` ${state.error.remedy}`}`;
+        return { response: options.counter.truncate(text, answerMax), userOptions: [] };
+      }
+      try {
+        const answer = options.domain.respond({
+          question: state.question,
+          classification: state.classification,
+          results: state.toolResults,
+          limitations: state.limitations,
+          memory: state.memory,
+        });
+        let text = answer.text;
+        if (options.counter.count(text) > answerMax) {
+          const note = '\n… (cut to the answer budget; ask for a narrower view or the next page)';
+          text = options.counter.truncate(text, answerMax - options.counter.count(note)) + note;
+        }
+        return { response: text, userOptions: [...answer.options], memory: answer.memory };
+      } catch (error) {
+        const e = toError(error);
+        return { response: `I could not answer that: ${e.message}.`, userOptions: [], error: e };
+      }
+    })
+    .addEdge(START, 'classify_intent')
+    .addConditionalEdges('classify_intent', (state: S) => (state.error !== undefined ? 'failed' : (state.strategy ?? 'limitation_aware')), {
+      direct: 'execute_tools',
+      complex: 'plan_coordination',
+      limitation_aware: 'handle_limitations',
+      failed: 'generate_response',
+    })
+    .addEdge('plan_coordination', 'execute_tools')
+    .addEdge('execute_tools', 'generate_response')
+    .addEdge('handle_limitations', 'generate_response')
+    .addEdge('generate_response', END)
+    .compile({ checkpointer: options.checkpointer ?? new MemorySaver() });
+
+  return {
+    graph,
+    /** One turn of the conversation `contextId`; earlier turns' memory is restored from the checkpoint. */
+    async ask(question: string, contextId: string, signal?: AbortSignal): Promise<TurnResult<I>> {
+      const state = await graph.invoke(
+        {
+          question,
+          classification: undefined,
+          strategy: undefined,
+          plan: [],
+          toolResults: [],
+          limitations: [],
+          response: '',
+          userOptions: [],
+          error: undefined,
+        },
+        { configurable: { thread_id: contextId }, signal },
+      );
+      return {
+        answer: state.response,
+        options: state.userOptions,
+        intent: state.classification?.intent,
+        entities: state.classification?.entities ?? {},
+        confidence: state.classification?.confidence ?? 0,
+        strategy: state.strategy,
+        toolCalls: state.toolResults.length,
+        error: state.error,
+      };
+    },
+  };
+}
+
+/** The embedded model: the rules classifier behind the model seam. */
+export function rulesModel<I extends string>(classifier: { classify(question: string): Classification<I> }): AgentModel<I> {
+  return { kind: 'rules', classify: (question) => Promise.resolve(classifier.classify(question)) };
+}
