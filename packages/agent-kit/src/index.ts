@@ -31,3 +31,4 @@ export {
   type TurnResult,
 } from './workflow.js';
 export { mcpToolCaller } from './mcp.js';
+export { startA2AServer, WorkflowExecutor, type A2AServerOptions, type RunningA2AServer, type AgentDescription, type AnswerTurn } from './a2a.js';

@@ -1,0 +1,200 @@
+import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import express from 'express';
+import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, Role, TaskState, type AgentCard, type AgentSkill, type Part } from '@a2a-js/sdk';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
+import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
+import { describeError, type Logger } from '@flotilla/core';
+import { QUESTION_MAX_CHARS } from './rules.js';
+
+/** One question of one conversation (contextId), answered by an agent's workflow. */
+export type AnswerTurn = (question: string, contextId: string) => Promise<{
+  readonly answer: string;
+  readonly options: readonly string[];
+  readonly metadata: Readonly<Record<string, string | number | boolean>>;
+}>;
+
+export interface AgentDescription {
+  readonly name: string;
+  readonly description: string;
+  readonly version: string;
+  readonly skills: readonly Omit<AgentSkill, 'securityRequirements' | 'inputModes' | 'outputModes'>[];
+}
+
+export interface A2AServerOptions {
+  readonly agent: AgentDescription;
+  readonly answer: AnswerTurn;
+  readonly host: string;
+  readonly port: number;
+  readonly logger: Logger;
+  /** Extra routes (e.g. /metrics) mounted on the same server. */
+  readonly extraRoutes?: (app: express.Express) => void;
+}
+
+export interface RunningA2AServer {
+  readonly url: string;
+  readonly cardUrl: string;
+  close(): Promise<void>;
+}
+
+const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+
+/**
+ * The kit's AgentExecutor: a turn's progress as status updates, the answer as an artifact, the options and the
+ * workflow's path in metadata. Bad input (empty, too long) is answered, never thrown; a failed turn ends the
+ * task FAILED with a readable message.
+ */
+export class WorkflowExecutor implements AgentExecutor {
+  private readonly cancelled = new Set<string>();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly answer: AnswerTurn,
+    private readonly logger: Logger,
+  ) {}
+
+  cancelTask = (taskId: string, _bus: ExecutionEventBus): Promise<void> => {
+    this.cancelled.add(taskId);
+    return Promise.resolve();
+  };
+
+  /** Waits for turns in flight (graceful shutdown). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  execute = (context: RequestContext, bus: ExecutionEventBus): Promise<void> => {
+    const run = this.run(context, bus).finally(() => {
+      this.inFlight.delete(run);
+      this.cancelled.delete(context.taskId);
+    });
+    this.inFlight.add(run);
+    return run;
+  };
+
+  private async run(context: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const { taskId, contextId } = context;
+    const message = context.userMessage;
+    const status = (state: TaskState, note?: string, metadata?: Record<string, unknown>): void =>
+      bus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: {
+            state,
+            timestamp: new Date().toISOString(),
+            message:
+              note === undefined
+                ? undefined
+                : { messageId: randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [text(note)], metadata: undefined, extensions: [], referenceTaskIds: [] },
+          },
+          metadata,
+        }),
+      );
+    if (context.task === undefined) {
+      bus.publish(
+        AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined }, artifacts: [], history: [message], metadata: undefined }),
+      );
+    }
+    const question = message.parts
+      .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
+      .join(' ')
+      .trim();
+    const finish = (answer: string, metadata: Record<string, unknown>, state: TaskState = TaskState.TASK_STATE_COMPLETED): void => {
+      bus.publish(
+        AgentEvent.artifactUpdate({
+          taskId,
+          contextId,
+          artifact: { artifactId: randomUUID(), name: 'answer', description: 'The answer', parts: [text(answer)], metadata, extensions: [] },
+          append: false,
+          lastChunk: true,
+          metadata: undefined,
+        }),
+      );
+      status(state, undefined, metadata);
+    };
+    if (question.length === 0) {
+      finish('Send your question as text, e.g. "which apps are out of sync in prod?".', { error: 'empty_message' }, TaskState.TASK_STATE_REJECTED);
+      return;
+    }
+    if (question.length > QUESTION_MAX_CHARS) {
+      finish(`That message is ${question.length} characters; I take questions of up to ${QUESTION_MAX_CHARS}. Ask something shorter.`, { error: 'message_too_long' }, TaskState.TASK_STATE_REJECTED);
+      return;
+    }
+    status(TaskState.TASK_STATE_WORKING, 'Working on it…');
+    try {
+      const turn = await this.answer(question, contextId);
+      if (this.cancelled.has(taskId)) {
+        status(TaskState.TASK_STATE_CANCELED, 'Cancelled.');
+        return;
+      }
+      finish(turn.answer, { ...turn.metadata, options: [...turn.options] });
+    } catch (error) {
+      this.logger.error({ err: error, taskId }, 'turn failed');
+      finish(`I could not answer that: ${describeError(error)}. Try again; if it keeps failing, the error is in the agent's logs.`, { error: 'internal' }, TaskState.TASK_STATE_FAILED);
+    }
+  }
+}
+
+/** An A2A v1.0 server (JSON-RPC and REST, with v0.3 clients served by the SDK's compat layer). */
+export async function startA2AServer(options: A2AServerOptions): Promise<RunningA2AServer> {
+  const card: AgentCard = {
+    name: options.agent.name,
+    description: options.agent.description,
+    supportedInterfaces: [],
+    provider: { organization: 'Flotilla', url: 'https://github.com/flotilla' },
+    version: options.agent.version,
+    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain'],
+    defaultOutputModes: ['text/plain'],
+    skills: options.agent.skills.map((s) => ({ ...s, inputModes: ['text/plain'], outputModes: ['text/plain'], securityRequirements: [] })),
+    signatures: [],
+  };
+  const executor = new WorkflowExecutor(options.answer, options.logger);
+  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    res.json({ status: 'ready' });
+  });
+  options.extraRoutes?.(app);
+  app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
+  app.use('/a2a/jsonrpc', express.json({ limit: '1mb' }), jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+  app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+
+  const http = await new Promise<Server>((resolve, reject) => {
+    const server = app.listen(options.port, options.host, (error?: Error) => (error === undefined ? resolve(server) : reject(error)));
+  });
+  const address = http.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const host = options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
+  const url = `http://${host}:${port}`;
+  // v1.0 interfaces, each also advertised as v0.3 so older message/send and message/stream clients are served.
+  card.supportedInterfaces.push(
+    ...duplicateInterfacesForLegacy(
+      [
+        { url: `${url}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+        { url: `${url}/a2a/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+      ],
+      ['JSONRPC', 'HTTP+JSON'],
+    ),
+  );
+  options.logger.info({ url, card: `${url}/${AGENT_CARD_PATH}` }, 'A2A agent listening');
+  return {
+    url,
+    cardUrl: `${url}/${AGENT_CARD_PATH}`,
+    async close() {
+      // Stop taking requests, let turns in flight finish, then close the connections.
+      const closed = new Promise<void>((done) => http.close(() => done()));
+      await executor.drain();
+      http.closeIdleConnections();
+      await closed;
+    },
+  };
+}
