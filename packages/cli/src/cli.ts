@@ -26,6 +26,8 @@ export interface Command<T extends SettingsSpec = SettingsSpec> {
   readonly description: string;
   readonly settings: T;
   readonly examples: readonly string[];
+  /** The flag that words after the command fill (e.g. `flotilla ask "which apps..."` fills --question). */
+  readonly positional?: string;
   /** Starts the piece. A `Running` result keeps the process up until a signal; `undefined` means done. */
   run(ctx: CommandContext<T>): Promise<Running | undefined>;
 }
@@ -37,7 +39,7 @@ export function defineCommand<T extends SettingsSpec>(command: Command<T>): Comm
 
 export function commandHelp(command: Command): string {
   return [
-    `Usage: flotilla ${command.path.join(' ')} [options]`,
+    `Usage: flotilla ${command.path.join(' ')}${command.positional === undefined ? '' : ` [${command.positional}]`} [options]`,
     '',
     command.description,
     '',
@@ -89,9 +91,10 @@ export function resolveCommand(commands: readonly Command[], argv: readonly stri
   const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
   for (const setting of Object.values(command.settings)) options[setting.flag] = { type: 'string' };
   try {
-    const parsed = parseArgs({ args: [...rest], options, strict: true, allowPositionals: false });
+    const parsed = parseArgs({ args: [...rest], options, strict: true, allowPositionals: command.positional !== undefined });
     const { help, ...flags } = parsed.values as Record<string, string | boolean | undefined>;
     if (help === true) return { kind: 'help', text: commandHelp(command) };
+    if (command.positional !== undefined && parsed.positionals.length > 0) flags[command.positional] = parsed.positionals.join(' ');
     const defined = Object.fromEntries(Object.entries(flags).filter((e): e is [string, string | boolean] => e[1] !== undefined));
     return { kind: 'run', command, flags: defined };
   } catch (error) {

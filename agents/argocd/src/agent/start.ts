@@ -1,0 +1,117 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
+import { createFileResultStore } from '@flotilla/bounded-tools';
+import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
+import { createMetrics } from '@flotilla/metrics';
+import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
+import { loadTokenCounter } from '@flotilla/tokens';
+import { ArgoCdClient } from '../client/argocd-client.js';
+import { UPSTREAM_DEFAULTS } from '../client/http.js';
+import { createArgoCdMcpServer } from '../server.js';
+import { createArgoCdAgent } from './agent.js';
+
+export const ARGOCD_AGENT_SETTINGS = {
+  host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
+  port: { flag: 'port', env: 'FLOTILLA_ARGOCD_AGENT_PORT', schema: PortSchema.default(8092), help: 'Port of the A2A agent (card, JSON-RPC, REST)' },
+  mcpUrl: { flag: 'mcp-url', env: 'FLOTILLA_ARGOCD_MCP_URL', schema: HttpUrlSchema.optional(), help: 'Argo CD MCP server (…/mcp); unset runs the tools in process' },
+  argocdUrl: { flag: 'argocd-url', env: 'FLOTILLA_ARGOCD_URL', schema: HttpUrlSchema.optional(), help: 'Argo CD API, for in-process tools' },
+  argocdToken: { flag: 'argocd-token', env: 'FLOTILLA_ARGOCD_TOKEN', schema: z.string().min(1).max(4096).optional(), help: 'Argo CD token, for in-process tools', secret: true },
+  local: { flag: 'local', env: 'FLOTILLA_LOCAL', schema: BooleanFlagSchema.default(false), help: 'Also start the Argo CD simulator (819 applications) and use it' },
+  dataDir: { flag: 'data-dir', env: 'FLOTILLA_DATA_DIR', schema: z.string().min(1).optional(), help: 'Folder of spilled results (in-process tools); a temporary one when unset' },
+  logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
+} as const satisfies SettingsSpec;
+export type ArgoCdAgentConfig = Settings<typeof ARGOCD_AGENT_SETTINGS>;
+
+export const ARGOCD_AGENT_CARD: AgentDescription = {
+  name: 'Flotilla Argo CD agent',
+  description: 'Answers questions about Argo CD applications, projects, application sets and clusters (read-only), within a token budget.',
+  version: '0.1.0',
+  skills: [
+    {
+      id: 'argocd-applications',
+      name: 'Argo CD applications',
+      description: 'List and filter applications by project, sync, health, cluster, namespace or label; show one application; page through long answers.',
+      tags: ['argocd', 'gitops', 'kubernetes'],
+      examples: ['which apps are out of sync in prod?', 'status of payments-api-prod', 'next page', 'only the degraded ones'],
+    },
+    {
+      id: 'argocd-search',
+      name: 'Argo CD search',
+      description: 'Search applications, projects, application sets and clusters by name, label, repository or destination.',
+      tags: ['argocd', 'search'],
+      examples: ['find payments', 'anything about checkout?'],
+    },
+    {
+      id: 'argocd-inventory',
+      name: 'Argo CD inventory',
+      description: 'Projects, application sets and clusters; what needs attention.',
+      tags: ['argocd'],
+      examples: ['list clusters', 'what needs attention?'],
+    },
+  ],
+};
+
+export interface RunningAgent {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The Argo CD agent over A2A, with its tools over MCP (remote, or in process against Argo CD or the simulator). */
+export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger): Promise<RunningAgent> {
+  const counter = await loadTokenCounter();
+  const closers: (() => Promise<void>)[] = [];
+  const mcp = new Client({ name: 'flotilla-argocd-agent', version: '0.1.0' });
+  let sim: RunningSimulator | undefined;
+  if (config.mcpUrl !== undefined && !config.local) {
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(config.mcpUrl)));
+  } else {
+    let argocdUrl = config.argocdUrl;
+    let token = config.argocdToken;
+    if (config.local) {
+      token = randomBytes(16).toString('hex');
+      sim = await startArgoCdSimulator({ token, logger: logger.child({ component: 'argocd-sim' }) });
+      argocdUrl = sim.url;
+      closers.push(() => sim?.close() ?? Promise.resolve());
+    }
+    if (argocdUrl === undefined || token === undefined) {
+      throw new Error('set --mcp-url, or --argocd-url and --argocd-token, or --local');
+    }
+    const metrics = createMetrics({ defaultMetrics: true });
+    const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-agent-')))), metrics });
+    closers.push(() => store.close());
+    const client = new ArgoCdClient({ baseUrl: argocdUrl, token, limits: UPSTREAM_DEFAULTS, metrics, logger: logger.child({ component: 'argocd-client' }) });
+    const server = createArgoCdMcpServer({ client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }) });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    await mcp.connect(clientSide);
+    closers.push(() => server.close());
+  }
+  closers.unshift(() => mcp.close());
+  const agent = createArgoCdAgent({ mcp, counter });
+  const a2a = await startA2AServer({
+    agent: ARGOCD_AGENT_CARD,
+    host: config.host,
+    port: config.port,
+    logger,
+    answer: async (question, contextId) => {
+      const turn = await agent.ask(question, contextId);
+      return {
+        answer: turn.answer,
+        options: turn.options,
+        metadata: { intent: turn.intent ?? 'none', confidence: turn.confidence, strategy: turn.strategy ?? 'none', tool_calls: turn.toolCalls, answer_tokens: counter.count(turn.answer) },
+      };
+    },
+  });
+  return {
+    url: a2a.url,
+    async close() {
+      await a2a.close();
+      for (const close of closers) await close();
+    },
+  };
+}

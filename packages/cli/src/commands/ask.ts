@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { Role } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { HttpUrlSchema, LogLevelSchema } from '@flotilla/core';
+import { defineCommand, type Output } from '../cli.js';
+
+export const ASK_SETTINGS = {
+  question: { flag: 'question', env: 'FLOTILLA_QUESTION', schema: z.string().min(1, 'must not be empty').max(2_000, 'must be at most 2000 characters'), help: 'The question (or give it as the first word after ask)' },
+  agent: { flag: 'agent', env: 'FLOTILLA_AGENT_URL', schema: HttpUrlSchema.default('http://127.0.0.1:8092'), help: 'Base URL of the A2A agent' },
+  context: { flag: 'context', env: 'FLOTILLA_CONTEXT_ID', schema: z.string().min(1).max(200).optional(), help: 'Conversation id, to continue one ("next page")' },
+  logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('warn'), help: 'Log level' },
+} as const;
+
+/** Sends one question through the official A2A client and streams progress and the answer to `out`. */
+export async function askAgent(agentUrl: string, question: string, contextId: string, out: Output): Promise<{ answer: string; metadata: Record<string, unknown> }> {
+  const client = await new ClientFactory().createFromUrl(agentUrl);
+  let answer = '';
+  let metadata: Record<string, unknown> = {};
+  const stream = client.sendMessageStream({
+    tenant: '',
+    message: {
+      messageId: randomUUID(),
+      contextId,
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text', value: question }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  });
+  for await (const event of stream) {
+    const payload = event.payload;
+    if (payload?.$case === 'statusUpdate') {
+      const note = payload.value.status?.message?.parts[0]?.content;
+      if (note?.$case === 'text') out.write(`  … ${note.value}\n`);
+    } else if (payload?.$case === 'artifactUpdate') {
+      const part = payload.value.artifact?.parts[0]?.content;
+      if (part?.$case === 'text') answer = part.value;
+      metadata = (payload.value.artifact?.metadata ?? {});
+    }
+  }
+  return { answer, metadata };
+}
+
+export const askCommand = defineCommand({
+  path: ['ask'],
+  summary: 'Ask an agent a question over A2A and stream the answer',
+  description: 'Uses the official A2A client (streaming). Pass --context to continue a conversation, e.g. with "next page".',
+  settings: ASK_SETTINGS,
+  positional: 'question',
+  examples: ['flotilla ask "which apps are out of sync in prod?"', 'flotilla ask "next page" --context my-thread --agent http://127.0.0.1:8092'],
+  async run({ settings, out }) {
+    const contextId = settings.context ?? randomUUID();
+    const { answer, metadata } = await askAgent(settings.agent, settings.question, contextId, out);
+    out.write(`${answer}\n`);
+    const options = Array.isArray(metadata.options) ? (metadata.options as string[]) : [];
+    if (options.length > 0) out.write(`\nYou can say: ${options.map((o) => `"${o}"`).join(', ')}\n`);
+    out.write(`(context ${contextId}; pass --context ${contextId} to continue)\n`);
+    return undefined;
+  },
+});
