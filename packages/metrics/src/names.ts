@@ -16,6 +16,9 @@ export const METRIC = {
   upstreamRequests: 'flotilla_upstream_requests_total',
   upstreamDuration: 'flotilla_upstream_request_duration_seconds',
   upstreamResponseBytes: 'flotilla_upstream_response_bytes',
+  agentTurns: 'flotilla_agent_turns_total',
+  agentTurnDuration: 'flotilla_agent_turn_duration_seconds',
+  agentAnswerTokens: 'flotilla_agent_answer_tokens',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
@@ -25,7 +28,17 @@ export const LABEL = {
   reason: 'reason',
   system: 'system',
   operation: 'operation',
+  agent: 'agent',
+  path: 'path',
 } as const;
+
+/** How an agent turn ended. */
+export const TURN_OUTCOMES = ['answered', 'tool_error', 'rejected', 'failed'] as const;
+export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
+
+/** Workflow paths (the design note's coordination strategies), plus turns that failed before routing. */
+export const WORKFLOW_PATHS = ['direct', 'complex', 'limitation_aware', 'none'] as const;
+export type WorkflowPath = (typeof WORKFLOW_PATHS)[number];
 
 /** Outcome of one MCP tool call. `tool_error` is an isError result the model reads (bad argument, upstream down). */
 export const TOOL_OUTCOMES = ['ok', 'tool_error', 'exception'] as const;

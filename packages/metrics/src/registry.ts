@@ -16,6 +16,9 @@ export interface FlotillaMetrics {
   readonly upstreamRequests: Counter<'system' | 'operation' | 'outcome'>;
   readonly upstreamDuration: Histogram<'system' | 'operation'>;
   readonly upstreamResponseBytes: Histogram<'system' | 'operation'>;
+  readonly agentTurns: Counter<'agent' | 'path' | 'outcome'>;
+  readonly agentTurnDuration: Histogram<'agent' | 'path'>;
+  readonly agentAnswerTokens: Histogram<'agent'>;
 }
 
 export interface MetricsOptions {
@@ -103,6 +106,26 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       help: 'Wall time of upstream HTTP requests, body included.',
       labelNames: [LABEL.system, LABEL.operation],
       buckets: [...BUCKETS.seconds],
+      registers,
+    }),
+    agentTurns: new Counter({
+      name: METRIC.agentTurns,
+      help: 'Agent turns (one question each) by workflow path and outcome.',
+      labelNames: [LABEL.agent, LABEL.path, LABEL.outcome],
+      registers,
+    }),
+    agentTurnDuration: new Histogram({
+      name: METRIC.agentTurnDuration,
+      help: 'Wall time of agent turns, A2A request to answer.',
+      labelNames: [LABEL.agent, LABEL.path],
+      buckets: [...BUCKETS.seconds],
+      registers,
+    }),
+    agentAnswerTokens: new Histogram({
+      name: METRIC.agentAnswerTokens,
+      help: 'Size in tokens of agent answers.',
+      labelNames: [LABEL.agent],
+      buckets: [...BUCKETS.tokens],
       registers,
     }),
     upstreamResponseBytes: new Histogram({

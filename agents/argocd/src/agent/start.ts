@@ -7,7 +7,7 @@ import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@model
 import { startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
 import { createFileResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
-import { createMetrics } from '@flotilla/metrics';
+import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
 import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { ArgoCdClient } from '../client/argocd-client.js';
@@ -64,6 +64,7 @@ export interface RunningAgent {
 /** The Argo CD agent over A2A, with its tools over MCP (remote, or in process against Argo CD or the simulator). */
 export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger): Promise<RunningAgent> {
   const counter = await loadTokenCounter();
+  const metrics = createMetrics({ defaultMetrics: true });
   const closers: (() => Promise<void>)[] = [];
   const mcp = new Client({ name: 'flotilla-argocd-agent', version: '0.1.0' });
   let sim: RunningSimulator | undefined;
@@ -81,7 +82,6 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
     if (argocdUrl === undefined || token === undefined) {
       throw new Error('set --mcp-url, or --argocd-url and --argocd-token, or --local');
     }
-    const metrics = createMetrics({ defaultMetrics: true });
     const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-agent-')))), metrics });
     closers.push(() => store.close());
     const client = new ArgoCdClient({ baseUrl: argocdUrl, token, limits: UPSTREAM_DEFAULTS, metrics, logger: logger.child({ component: 'argocd-client' }) });
@@ -98,8 +98,22 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
     host: config.host,
     port: config.port,
     logger,
+    extraRoutes: (app) => {
+      app.get('/metrics', (_req, res, next) => {
+        metrics.registry
+          .metrics()
+          .then((text) => res.type(metrics.registry.contentType).send(text))
+          .catch(next);
+      });
+    },
     answer: async (question, contextId) => {
+      const started = performance.now();
       const turn = await agent.ask(question, contextId);
+      const path: WorkflowPath = turn.strategy ?? 'none';
+      const outcome: TurnOutcome = turn.error !== undefined ? 'failed' : 'answered';
+      metrics.agentTurns.inc({ agent: 'argocd', path, outcome });
+      metrics.agentTurnDuration.observe({ agent: 'argocd', path }, (performance.now() - started) / 1000);
+      metrics.agentAnswerTokens.observe({ agent: 'argocd' }, counter.count(turn.answer));
       return {
         answer: turn.answer,
         options: turn.options,
