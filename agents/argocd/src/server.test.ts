@@ -169,6 +169,8 @@ describe('Argo CD MCP server over HTTP', () => {
       ['read_result', { result_id: 'r_000000000000000000000000' }, /no stored result/],
       ['read_result', { result_id: 'nope' }, /result_id/],
       ['get_application', { name: 'x', sections: ['everything'] }, /sections/],
+      // Argo CD answers a bad selector with HTTP 500, gRPC code 2: a caller mistake, reported at once, not retried.
+      ['list_applications', { selector: 'env in (prod' }, /upstream_rejected.*selector/],
     ];
     for (const [tool, args, message] of cases) {
       const result = await call(tool, args);

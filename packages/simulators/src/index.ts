@@ -1,17 +1,29 @@
 export { createRng, type Rng } from './prng.js';
+export { generateArgoEstate, ARGO_ESTATE_DEFAULTS, ArgoEstateOptionsSchema, type ArgoEstateOptions } from './argocd/data.js';
+export type {
+  ArgoEstate,
+  ArgoApplication,
+  ArgoApplicationSpec,
+  ArgoApplicationStatus,
+  ArgoProject,
+  ArgoApplicationSet,
+  ArgoCluster,
+  ArgoSource,
+  ArgoDestination,
+  ObjectMeta,
+  ResourceStatus,
+} from './argocd/types.js';
 export {
-  generateArgoEstate,
-  ARGO_ESTATE_DEFAULTS,
-  type ArgoEstate,
-  type ArgoEstateOptions,
-  type ArgoApplication,
-  type ArgoProject,
-  type ArgoApplicationSet,
-  type ArgoCluster,
-  type ArgoSource,
-} from './argocd/estate.js';
-export { APPLICATION_FIELD_WHITELIST, projectFields, selectedFields } from './argocd/fields.js';
+  APPLICATION_FIELD_WHITELIST,
+  parseFields,
+  projectFields,
+  projectJsonFields,
+  selectedFields,
+  type ApplicationField,
+  type FieldSelection,
+} from './argocd/fields.js';
 export { parseLabelSelector, SelectorError } from './argocd/selector.js';
+export { GrpcCode, GrpcError, goJson } from './argocd/grpc.js';
 export {
   createArgoCdApp,
   startArgoCdSimulator,

@@ -87,7 +87,7 @@ describe('Argo CD agent workflow (rules model, tools over MCP)', () => {
     expect(unknown.answer).toMatch(/can't answer that/);
     expect(unknown.options.length).toBeGreaterThan(0);
     const missing = await agent.ask('status of no-such-app', 'conv-5');
-    expect(missing.answer).toMatch(/could not get that application: .*not found/);
+    expect(missing.answer).toMatch(/could not get that application: Argo CD has no application named "no-such-app"/);
     expect(missing.error).toBeUndefined();
   });
 });

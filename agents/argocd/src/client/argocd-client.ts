@@ -1,4 +1,4 @@
-import type { Logger } from '@flotilla/core';
+import { FlotillaError, isFlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { UpstreamHttp, type UpstreamLimits } from './http.js';
 import { Application, ApplicationListItem, ApplicationSet, Cluster, Project } from './schemas.js';
@@ -17,7 +17,6 @@ export const APPLICATION_LIST_FIELDS = [
   'items.metadata.annotations',
   'items.spec',
   'items.status.sync.status',
-  'items.status.sync.revision',
   'items.status.health',
   'items.status.operationState.phase',
 ] as const;
@@ -66,9 +65,29 @@ export class ArgoCdClient {
     return this.http.getList({ operation: 'list_applications', path: '/api/v1/applications', query: params, itemSchema: ApplicationListItem, signal });
   }
 
-  /** One application, whole: a single object is small enough, and sections are chosen by the caller. */
-  getApplication(name: string, signal?: AbortSignal): Promise<Application> {
-    return this.http.getJson({ operation: 'get_application', path: `/api/v1/applications/${encodeURIComponent(name)}`, schema: Application, signal });
+  /**
+   * One application, whole: a single object is small enough, and sections are chosen by the caller. Argo CD
+   * answers a missing application with 403 "permission denied" (so existence does not leak); a 403 is therefore
+   * checked with a name-filtered list, which is empty when the application does not exist.
+   */
+  async getApplication(name: string, signal?: AbortSignal): Promise<Application> {
+    try {
+      return await this.http.getJson({ operation: 'get_application', path: `/api/v1/applications/${encodeURIComponent(name)}`, schema: Application, signal });
+    } catch (error) {
+      if (!isFlotillaError(error) || error.code !== 'upstream_auth' || error.details.status !== 403) throw error;
+      const found = await this.http.getList({
+        operation: 'find_application',
+        path: '/api/v1/applications',
+        query: new URLSearchParams({ name, fields: 'items.metadata.name' }),
+        itemSchema: ApplicationListItem,
+        signal,
+      });
+      if (found.length > 0) throw error;
+      throw new FlotillaError('not_found', `Argo CD has no application named "${name}" (or this token may not see it)`, {
+        remedy: 'Check the name: search_argocd_resources or list_applications show exact names.',
+        cause: error,
+      });
+    }
   }
 
   listProjects(signal?: AbortSignal): Promise<Project[]> {

@@ -62,15 +62,25 @@ export interface UpstreamHttpOptions {
 }
 
 /** The error an upstream's own error body carries, when it has one (grpc-gateway: `{error, code, message}`). */
-function upstreamMessage(text: string): string | undefined {
+function upstreamMessage(text: string): { message: string | undefined; grpcCode: number | undefined } {
   try {
-    const body = JSON.parse(text) as { message?: unknown; error?: unknown };
+    const body = JSON.parse(text) as { message?: unknown; error?: unknown; code?: unknown };
     const message = typeof body.message === 'string' ? body.message : body.error;
-    return typeof message === 'string' && message.length > 0 ? message.slice(0, 300) : undefined;
+    return {
+      message: typeof message === 'string' && message.length > 0 ? message.slice(0, 300) : undefined,
+      grpcCode: typeof body.code === 'number' ? body.code : undefined,
+    };
   } catch {
-    return undefined;
+    return { message: undefined, grpcCode: undefined };
   }
 }
+
+/**
+ * gRPC codes (grpc-gateway puts them in error bodies) worth a retry: UNAVAILABLE, DEADLINE_EXCEEDED,
+ * RESOURCE_EXHAUSTED, ABORTED, INTERNAL. Argo CD answers some caller mistakes (a bad label selector) as HTTP 500
+ * with code 2 UNKNOWN: retrying those only repeats the mistake.
+ */
+const RETRYABLE_GRPC_CODES = new Set([4, 8, 10, 13, 14]);
 
 class Attempt extends Error {
   constructor(
@@ -257,7 +267,8 @@ export class UpstreamHttp {
     if (!response.ok) {
       const text = await readSmall(response, 64 * 1024);
       bytes = Buffer.byteLength(text);
-      throw this.statusFailure(response.status, upstreamMessage(text) ?? `HTTP ${response.status}`, fail);
+      const parsed = upstreamMessage(text);
+      throw this.statusFailure(response.status, parsed.message ?? `HTTP ${response.status}`, parsed.grpcCode, fail);
     }
 
     try {
@@ -300,7 +311,12 @@ export class UpstreamHttp {
     }
   }
 
-  private statusFailure(status: number, detail: string, fail: (outcome: UpstreamOutcome, retryable: boolean, failure: FlotillaError) => Attempt): Attempt {
+  private statusFailure(
+    status: number,
+    detail: string,
+    grpcCode: number | undefined,
+    fail: (outcome: UpstreamOutcome, retryable: boolean, failure: FlotillaError) => Attempt,
+  ): Attempt {
     const { displayName } = this.options;
     if (status === 401 || status === 403) {
       return fail('auth_error', false, new FlotillaError('upstream_auth', `${displayName} refused our credentials (${status}: ${detail})`, {
@@ -320,8 +336,15 @@ export class UpstreamHttp {
         details: { status },
       }));
     }
+    if (status >= 500 && (grpcCode === 2 || grpcCode === 3)) {
+      return fail('client_error', false, new FlotillaError('upstream_rejected', `${displayName} rejected the request (${detail})`, {
+        remedy: 'Correct the argument the message names (a label selector, a name) and call again.',
+        details: { status, grpc_code: grpcCode },
+      }));
+    }
     if (status >= 500) {
-      return fail('server_error', status !== 501, new FlotillaError('upstream_unavailable', `${displayName} failed (${status}: ${detail})`, {
+      const retryable = status !== 501 && (grpcCode === undefined || RETRYABLE_GRPC_CODES.has(grpcCode));
+      return fail('server_error', retryable, new FlotillaError('upstream_unavailable', `${displayName} failed (${status}: ${detail})`, {
         remedy: `Try again shortly; if it persists, ${displayName} needs attention.`,
         details: { status },
       }));

@@ -85,7 +85,7 @@ export function helmValues(rng: Rng, team: string, service: string, env: string,
     '',
     'env:',
   );
-  const vars = rng.int(3, 28);
+  const vars = rng.int(2, 14);
   const prefix = `${team}_${service}`.toUpperCase().replace(/-/g, '_');
   for (let i = 0; i < vars; i += 1) {
     const setting = SETTINGS[i % SETTINGS.length] ?? 'SETTING';

@@ -1,147 +1,200 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateArgoEstate, ARGO_ESTATE_DEFAULTS } from './estate.js';
-import { APPLICATION_FIELD_WHITELIST } from './fields.js';
-import { parseLabelSelector, SelectorError } from './selector.js';
+import { generateArgoEstate } from './data.js';
+import { goJson } from './grpc.js';
 import { startArgoCdSimulator, type RunningSimulator } from './server.js';
+import type { ArgoApplication } from './types.js';
 
 const TOKEN = 'sim-test-token';
-let sim: RunningSimulator;
 const estate = generateArgoEstate();
+let sim: RunningSimulator;
 
-type Json = Record<string, unknown> & { items?: Json[] | null };
-async function get(path: string, token: string | null = TOKEN): Promise<{ status: number; body: Json; bytes: number }> {
-  const response = await fetch(`${sim.url}${path}`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
-  const text = await response.text();
-  return { status: response.status, body: JSON.parse(text) as Json, bytes: Buffer.byteLength(text) };
+type Json = Record<string, unknown>;
+interface Answer {
+  status: number;
+  text: string;
+  body: Json;
+  headers: Headers;
 }
-const names = (body: Json): string[] => (body.items ?? []).map((i) => String((i.metadata as Json).name));
+
+async function call(path: string, init: { token?: string | null; method?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+  const token = init.token === undefined ? TOKEN : init.token;
+  const headers = { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...init.headers };
+  const response = await fetch(`${sim.url}${path}`, { method: init.method ?? 'GET', headers });
+  const text = await response.text();
+  return { status: response.status, text, body: (text.startsWith('{') ? JSON.parse(text) : {}) as Json, headers: response.headers };
+}
+const items = (a: Answer): Json[] => (a.body.items as Json[] | null) ?? [];
+const names = (a: Answer): string[] => items(a).map((i) => String((i.metadata as Json).name));
+const appNames = (apps: readonly ArgoApplication[]): string[] => apps.map((a) => a.metadata.name);
+const q = encodeURIComponent;
 
 beforeAll(async () => {
   sim = await startArgoCdSimulator({ token: TOKEN, estate });
 });
 afterAll(async () => sim.close());
 
-describe('Argo CD estate', () => {
-  it('is deterministic and at the scale of the design note by default', () => {
-    expect(JSON.stringify(generateArgoEstate())).toBe(JSON.stringify(estate));
-    expect(JSON.stringify(generateArgoEstate({ seed: 2 }))).not.toBe(JSON.stringify(estate));
-    expect(estate.applications).toHaveLength(ARGO_ESTATE_DEFAULTS.applications);
-    expect(estate.projects).toHaveLength(236);
-    expect(estate.applicationSets).toHaveLength(287);
-    expect(estate.clusters).toHaveLength(13);
-    expect(new Set(estate.applications.map((a) => a.metadata.name)).size).toBe(819);
-    const sync = new Set(estate.applications.map((a) => a.status.sync?.status));
-    expect([...sync].sort()).toEqual(['OutOfSync', 'Synced', 'Unknown']);
+describe('GET /api/v1/applications', () => {
+  it('returns every application, sorted by name, unpaginated, in the wire shape, several megabytes unprojected', async () => {
+    const answer = await call('/api/v1/applications?limit=10&offset=5');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(answer.headers.get('grpc-metadata-content-type')).toBe('application/grpc');
+    expect(names(answer)).toEqual(appNames(estate.applications));
+    const version = (answer.body.metadata as Json).resourceVersion;
+    expect(answer.text).toBe(`{"metadata":{"resourceVersion":"${String(version)}"},"items":[${estate.applications.map((a) => goJson(a)).join(',')}]}`);
+    const bytes = Buffer.byteLength(answer.text);
+    process.stdout.write(`unprojected list of ${estate.applications.length} applications: ${(bytes / 1024 / 1024).toFixed(2)} MiB\n`);
+    expect(bytes).toBeGreaterThan(2 * 1024 * 1024);
   });
 
-  it('scales to 10,000 applications with unique names', () => {
-    const big = generateArgoEstate({ applications: 10_000 });
-    expect(new Set(big.applications.map((a) => a.metadata.name)).size).toBe(10_000);
-  });
-});
-
-describe('Argo CD simulator API', () => {
-  it('returns every application, sorted by name, several megabytes unprojected', async () => {
-    const { status, body, bytes } = await get('/api/v1/applications');
-    expect(status).toBe(200);
-    expect(names(body)).toEqual(estate.applications.map((a) => a.metadata.name));
-    expect([...names(body)].sort()).toEqual(names(body));
-    expect(bytes).toBeGreaterThan(5 * 1024 * 1024);
-    expect((body.metadata as Json).resourceVersion).toBeTypeOf('string');
-  });
-
-  it('filters by name, repeated projects, repo and label selector', async () => {
-    const first = estate.applications[0];
-    if (first === undefined) throw new Error('empty estate');
-    expect(names((await get(`/api/v1/applications?name=${first.metadata.name}`)).body)).toEqual([first.metadata.name]);
-    const [p1, p2] = [estate.applications[1]?.spec.project ?? '', estate.applications[2]?.spec.project ?? ''];
-    const both = (await get(`/api/v1/applications?projects=${p1}&projects=${p2}`)).body;
-    expect(names(both)).toEqual(estate.applications.filter((a) => a.spec.project === p1 || a.spec.project === p2).map((a) => a.metadata.name));
-    const repo = first.spec.source?.repoURL ?? first.spec.sources?.[0]?.repoURL ?? '';
-    const byRepo = names((await get(`/api/v1/applications?repo=${encodeURIComponent(repo)}`)).body);
-    expect(byRepo).toContain(first.metadata.name);
-    const sel = (await get(`/api/v1/applications?selector=${encodeURIComponent('env in (prod,qa),team!=payments')}`)).body;
-    expect(names(sel)).toEqual(estate.applications.filter((a) => ['prod', 'qa'].includes(a.metadata.labels?.env ?? '') && a.metadata.labels?.team !== 'payments').map((a) => a.metadata.name));
-    const empty = await get('/api/v1/applications?name=none-such');
-    expect(empty.body.items).toBeNull();
-    const bad = await get(`/api/v1/applications?selector=${encodeURIComponent('env in (prod')}`);
-    expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 3 });
+  it('filters by name, projects (repeated, OR; project only without projects), repo, appNamespace', async () => {
+    const [a, b, c] = [estate.applications[10], estate.applications[200], estate.applications[500]] as [ArgoApplication, ArgoApplication, ArgoApplication];
+    expect(names(await call(`/api/v1/applications?name=${a.metadata.name}`))).toEqual([a.metadata.name]);
+    const two = names(await call(`/api/v1/applications?projects=${b.spec.project}&projects=${c.spec.project}`));
+    expect(two).toEqual(appNames(estate.applications.filter((x) => x.spec.project === b.spec.project || x.spec.project === c.spec.project)));
+    expect(names(await call(`/api/v1/applications?project=${b.spec.project}`))).toEqual(appNames(estate.applications.filter((x) => x.spec.project === b.spec.project)));
+    expect(names(await call(`/api/v1/applications?projects=${b.spec.project}&project=${c.spec.project}`))).toEqual(appNames(estate.applications.filter((x) => x.spec.project === b.spec.project)));
+    const multi = estate.applications.find((x) => x.spec.sources !== undefined) as ArgoApplication;
+    const repo = multi.spec.sources?.[0]?.repoURL ?? '';
+    expect(names(await call(`/api/v1/applications?repo=${q(repo)}`))).toContain(multi.metadata.name);
+    // Only the first source counts (spec.GetSource()).
+    expect(names(await call(`/api/v1/applications?repo=${q(multi.spec.sources?.[1]?.repoURL ?? '')}`))).not.toContain(multi.metadata.name);
+    expect(items(await call('/api/v1/applications?appNamespace=argocd'))).toHaveLength(estate.applications.length);
+    const none = await call('/api/v1/applications?appNamespace=team-a');
+    expect(none.text).toMatch(/,"items":null}$/);
   });
 
-  it('projects by the fields whitelist, including and excluding', async () => {
-    const included = (await get('/api/v1/applications?fields=items.metadata.name,items.status.sync.status,items.spec.project')).body;
-    const item = included.items?.[0] as Json;
-    expect(Object.keys(item).sort()).toEqual(['metadata', 'status']);
-    expect(Object.keys(item.metadata as Json)).toEqual(['name']);
-    expect(item.status).toEqual({ sync: { status: estate.applications[0]?.status.sync?.status } });
-    const excluded = (await get('/api/v1/applications?fields=-items.spec,items.status.resources')).body.items?.[0] as Json;
-    expect(excluded.spec).toBeUndefined();
-    expect((excluded.status as Json).resources).toBeUndefined();
-    expect((excluded.status as Json).health).toBeDefined();
-    expect((excluded.status as Json).history).toBeUndefined();
-    expect(APPLICATION_FIELD_WHITELIST).toContain('spec');
-  });
-
-  it('serves single objects, projects, application sets and clusters', async () => {
-    const app = estate.applications[5];
-    expect((await get(`/api/v1/applications/${app?.metadata.name ?? ''}`)).body).toEqual(JSON.parse(JSON.stringify(app)));
-    const missing = await get('/api/v1/applications/nope');
-    expect(missing.status).toBe(404);
-    expect(missing.body).toEqual({ error: 'applications.argoproj.io "nope" not found', code: 5, message: 'applications.argoproj.io "nope" not found' });
-    expect((await get('/api/v1/projects')).body.items).toHaveLength(236);
-    expect((await get('/api/v1/applicationsets')).body.items).toHaveLength(287);
-    const clusters = (await get('/api/v1/clusters')).body.items ?? [];
-    expect(clusters).toHaveLength(13);
-    const counted = clusters.reduce((sum, c) => sum + Number((c.info as Json).applicationsCount), 0);
-    expect(counted).toBe(819);
-  });
-
-  it('requires a bearer token, like Argo CD', async () => {
-    expect(await get('/api/v1/applications', null)).toMatchObject({ status: 401, body: { code: 16, error: 'no session information' } });
-    expect((await get('/api/v1/clusters', 'wrong')).status).toBe(401);
-    expect((await fetch(`${sim.url}/api/version`)).status).toBe(200);
-  });
-
-  it('counts requests and bytes', async () => {
-    sim.resetStats();
-    const { bytes } = await get('/api/v1/clusters');
-    expect(sim.stats()).toEqual({ requests: 1, bytesSent: bytes });
-  });
-});
-
-describe('fault injection', () => {
-  it('answers 503, drops connections mid-body and adds latency', async () => {
-    const faulty = await startArgoCdSimulator({ token: TOKEN, estate: { applications: 50 }, faults: { errorRate: 1 } });
-    const cut = await startArgoCdSimulator({ token: TOKEN, estate: { applications: 50 }, faults: { truncateRate: 1 } });
-    const slow = await startArgoCdSimulator({ token: TOKEN, estate: { applications: 5 }, faults: { latencyMs: 300 } });
-    try {
-      const down = await fetch(`${faulty.url}/api/v1/applications`, { headers: { authorization: `Bearer ${TOKEN}` } });
-      expect(down.status).toBe(503);
-      expect(await down.json()).toMatchObject({ code: 14 });
-      const response = await fetch(`${cut.url}/api/v1/applications`, { headers: { authorization: `Bearer ${TOKEN}` } });
-      await expect(response.text()).rejects.toThrow();
-      const started = performance.now();
-      await fetch(`${slow.url}/api/v1/clusters`, { headers: { authorization: `Bearer ${TOKEN}` } });
-      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
-    } finally {
-      await Promise.all([faulty.close(), cut.close(), slow.close()]);
+  it('filters by label selector with every operator', async () => {
+    const labelled = (test: (l: Record<string, string>) => boolean): string[] => appNames(estate.applications.filter((a) => test(a.metadata.labels ?? {})));
+    const cases: [string, (l: Record<string, string>) => boolean][] = [
+      ['env=prod', (l) => l.env === 'prod'],
+      ['env==staging,team=payments', (l) => l.env === 'staging' && l.team === 'payments'],
+      ['env!=prod', (l) => l.env !== 'prod'],
+      ['env in (qa,perf)', (l) => l.env === 'qa' || l.env === 'perf'],
+      ['team notin (payments,checkout),tier', (l) => l.team !== 'payments' && l.team !== 'checkout' && l.tier !== undefined],
+      ['!tier,!region', (l) => l.tier === undefined && l.region === undefined],
+    ];
+    for (const [selector, test] of cases) {
+      const found = names(await call(`/api/v1/applications?selector=${q(selector)}`));
+      expect(found, selector).toEqual(labelled(test));
+      expect(found.length, selector).toBeGreaterThan(0);
     }
   });
+
+  it('answers a bad selector as Argo CD does: a plain error, so gRPC Unknown and HTTP 500', async () => {
+    const bad = await call(`/api/v1/applications?selector=${q('env in (prod')}`);
+    expect(bad.status).toBe(500);
+    const message = "error parsing the selector: unable to parse requirement: found '', expected: ',' or ')'";
+    expect(bad.body).toEqual({ error: message, code: 2, message });
+  });
+
+  it('projects with fields: whitelisted units, "-" excludes, everything else dropped', async () => {
+    const projected = await call('/api/v1/applications?fields=items.metadata.name,items.status.sync.status,items.spec.project,items.status.history');
+    const first = estate.applications[0] as ArgoApplication;
+    expect(items(projected)[0]).toEqual({ metadata: { name: first.metadata.name }, status: { sync: { status: first.status.sync.status } } });
+    expect(projected.text.startsWith('{"metadata":{"resourceVersion":')).toBe(true);
+    const excluded = items(await call('/api/v1/applications?fields=-items.spec,items.status.resources'))[0] as Json;
+    expect(Object.keys(excluded)).toEqual(['metadata', 'status']);
+    expect(Object.keys(excluded.status as Json)).toEqual(['health', 'operationState', 'sourceHydrator', 'summary', 'sync']);
+    const listFields = 'items.metadata.name,items.metadata.labels,items.spec,items.status.sync.status,items.status.health';
+    const slim = await call(`/api/v1/applications?fields=${listFields}`);
+    const full = await call('/api/v1/applications');
+    process.stdout.write(`projected list: ${(Buffer.byteLength(slim.text) / 1024 / 1024).toFixed(2)} MiB\n`);
+    expect(Buffer.byteLength(slim.text)).toBeLessThan(Buffer.byteLength(full.text) / 3);
+    expect(items(slim)).toHaveLength(estate.applications.length);
+  });
 });
 
-describe('label selectors', () => {
-  it('implements every operator and rejects bad syntax', () => {
-    const labels = { env: 'prod', team: 'core' };
-    expect(parseLabelSelector('env=prod,team==core')(labels)).toBe(true);
-    expect(parseLabelSelector('env!=prod')(labels)).toBe(false);
-    expect(parseLabelSelector('env in (dev, prod)')(labels)).toBe(true);
-    expect(parseLabelSelector('env notin (dev,prod)')(labels)).toBe(false);
-    expect(parseLabelSelector('team')(labels)).toBe(true);
-    expect(parseLabelSelector('!tier')(labels)).toBe(true);
-    expect(parseLabelSelector('!team')(labels)).toBe(false);
-    expect(parseLabelSelector('')(labels)).toBe(true);
-    expect(parseLabelSelector('env=')({ env: '' })).toBe(true);
-    for (const bad of ['env in (prod', 'env=a=b', '=x', 'env==a b', ',', 'a b']) expect(() => parseLabelSelector(bad)).toThrow(SelectorError);
+describe('single objects and the other lists', () => {
+  it('gets an application; a missing one is "permission denied" without project, NotFound with one', async () => {
+    const app = estate.applications[7] as ArgoApplication;
+    const got = await call(`/api/v1/applications/${app.metadata.name}`);
+    expect(got.text).toBe(goJson(app));
+    expect((await call(`/api/v1/applications/${app.metadata.name}?project=${app.spec.project}`)).status).toBe(200);
+    expect((await call('/api/v1/applications/nope')).body).toEqual({ error: 'permission denied', code: 7, message: 'permission denied' });
+    expect((await call('/api/v1/applications/nope')).status).toBe(403);
+    const notFound = await call('/api/v1/applications/nope?project=default');
+    expect(notFound.status).toBe(404);
+    expect(notFound.body).toEqual({ error: 'applications.argoproj.io "nope" not found', code: 5, message: 'applications.argoproj.io "nope" not found' });
+    expect(notFound.text).toBe('{"error":"applications.argoproj.io \\"nope\\" not found","code":5,"message":"applications.argoproj.io \\"nope\\" not found"}');
+    expect((await call(`/api/v1/applications/${app.metadata.name}?project=other-project`)).status).toBe(404);
+    expect((await call(`/api/v1/applications/${app.metadata.name}?projects=a&projects=b`)).body).toMatchObject({ code: 3 });
+  });
+
+  it('lists and gets projects (generic fields filter included)', async () => {
+    const list = await call('/api/v1/projects');
+    expect(names(list)).toEqual(estate.projects.map((p) => p.metadata.name));
+    expect((list.body.metadata as Json).resourceVersion).toMatch(/^\d+$/);
+    const project = estate.projects[3];
+    expect((await call(`/api/v1/projects/${project?.metadata.name ?? ''}`)).text).toBe(goJson(project));
+    expect((await call('/api/v1/projects/nope')).body).toEqual({ error: 'appprojects.argoproj.io "nope" not found', code: 5, message: 'appprojects.argoproj.io "nope" not found' });
+    const slim = await call('/api/v1/projects?fields=items.metadata.name');
+    expect(slim.body).toEqual({ items: estate.projects.map((p) => ({ metadata: { name: p.metadata.name } })) });
+  });
+
+  it('lists application sets by project and selector, and gets one', async () => {
+    const sets = await call('/api/v1/applicationsets');
+    expect(names(sets)).toEqual(estate.applicationSets.map((s) => s.metadata.name));
+    // Go's encoder escapes <, > and & (a failing set's go-template error quotes `<.cluster>`).
+    expect(sets.text).toContain('at \\u003c.cluster\\u003e');
+    const set = estate.applicationSets.find((s) => !s.spec.template.spec.project.includes('{{')) ?? estate.applicationSets[0];
+    const project = set?.spec.template.spec.project ?? '';
+    expect(names(await call(`/api/v1/applicationsets?projects=${q(project)}`))).toEqual(estate.applicationSets.filter((s) => s.spec.template.spec.project === project).map((s) => s.metadata.name));
+    expect(names(await call(`/api/v1/applicationsets?selector=${q(`team=${set?.metadata.labels?.team ?? ''}`)}`))).toContain(set?.metadata.name);
+    expect((await call(`/api/v1/applicationsets/${set?.metadata.name ?? ''}`)).text).toBe(goJson(set));
+    expect((await call('/api/v1/applicationsets/nope')).body).toMatchObject({ code: 5, message: 'error getting ApplicationSet: applicationsets.argoproj.io "nope" not found' });
+  });
+
+  it('lists clusters with redacted configs and counts that agree, gets one by URL-encoded server or by name', async () => {
+    const list = await call('/api/v1/clusters');
+    expect(list.text.startsWith('{"metadata":{},"items":[')).toBe(true);
+    expect(items(list).map((c) => c.name)).toEqual(estate.clusters.map((c) => c.name));
+    expect(items(list).reduce((sum, c) => sum + Number((c.info as Json).applicationsCount), 0)).toBe(estate.applications.length);
+    expect(list.text).not.toMatch(/bearerToken|password|keyData/);
+    const cluster = estate.clusters[2];
+    const server = cluster?.server ?? '';
+    expect((await call(`/api/v1/clusters/${q(server)}`)).text).toBe(goJson(cluster));
+    expect((await call(`/api/v1/clusters/${cluster?.name ?? ''}?id.type=name`)).text).toBe(goJson(cluster));
+    expect(items(await call(`/api/v1/clusters?server=${q(server)}`)).map((c) => c.name)).toEqual([cluster?.name]);
+    expect(items(await call('/api/v1/clusters?name=in-cluster')).map((c) => c.server)).toEqual(['https://kubernetes.default.svc']);
+    const missing = await call(`/api/v1/clusters/${q('https://nope.example.com')}`);
+    expect(missing.status).toBe(403);
+    expect(missing.body).toMatchObject({ code: 7, message: 'error verifying access to update cluster: failed to get cluster with permissions check: permission denied' });
+  });
+});
+
+describe('authentication, version, routing', () => {
+  it("requires a bearer token on /api/v1, answering 401 with Argo CD's body", async () => {
+    const none = await call('/api/v1/applications', { token: null });
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ error: 'no session information', code: 16, message: 'no session information' });
+    expect((await call('/api/v1/clusters', { token: 'wrong' })).body).toMatchObject({ code: 16, message: 'no session information' });
+    const jwt = await call('/api/v1/clusters', { token: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl' });
+    expect(jwt.body).toMatchObject({ code: 16, message: 'invalid session: token signature is invalid: signature is invalid' });
+    expect((await call('/api/v1/projects', { token: null, headers: { cookie: `theme=dark; argocd.token=${TOKEN}` } })).status).toBe(200);
+  });
+
+  it('answers /api/version without auth (version only) and in full with it; /healthz', async () => {
+    const anonymous = await call('/api/version', { token: null });
+    expect(Object.keys(anonymous.body)).toEqual(['Version']);
+    expect(String(anonymous.body.Version)).toMatch(/^v3\.\d+\.\d+\+[0-9a-f]{7}$/);
+    expect((await call('/api/version')).body).toMatchObject({ Version: anonymous.body.Version, GoVersion: expect.stringMatching(/^go1\./) as unknown, Platform: 'linux/amd64' });
+    const health = await call('/healthz', { token: null });
+    expect([health.status, health.text]).toEqual([200, 'ok']);
+  });
+
+  it('routes unknown paths to 404, writes to a read-only 403, other methods to 405', async () => {
+    expect(await call('/api/v1/repositories')).toMatchObject({ status: 404, body: { code: 5, message: 'Not Found' } });
+    expect((await call('/nowhere')).status).toBe(404);
+    expect(await call('/api/v1/applications', { method: 'POST' })).toMatchObject({ status: 403, body: { code: 7 } });
+    expect((await call('/api/v1/applications/x', { method: 'DELETE', token: null })).status).toBe(401);
+    expect(await call('/api/v1/clusters', { method: 'PATCH' })).toMatchObject({ status: 405, body: { message: 'Method Not Allowed' } });
+  });
+
+  it('counts requests and body bytes', async () => {
+    sim.resetStats();
+    const first = await call('/api/v1/clusters');
+    const second = await call('/api/v1/applications/nope');
+    expect(sim.stats()).toEqual({ requests: 2, bytesSent: Buffer.byteLength(first.text) + Buffer.byteLength(second.text) });
   });
 });

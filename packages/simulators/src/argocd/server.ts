@@ -1,97 +1,139 @@
-import type { Server } from 'node:http';
-import { once } from 'node:events';
-import express, { type Request, type Response } from 'express';
-import { z } from 'zod';
-import { silentLogger, type Logger } from '@flotilla/core';
+import { createServer } from 'node:http';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { describeError, silentLogger, type Logger } from '@flotilla/core';
 import { createRng } from '../prng.js';
-import { generateArgoEstate, type ArgoEstate, type ArgoEstateOptions } from './estate.js';
-import { projectFields, selectedFields } from './fields.js';
-import { parseLabelSelector, SelectorError } from './selector.js';
+import { ARGO_ESTATE_DEFAULTS, generateArgoEstate, type ArgoEstateOptions } from './data.js';
+import { GrpcCode, GrpcError, PERMISSION_DENIED, sendGrpcError, sendJson } from './grpc.js';
+import { SimulatorOptionsSchema, parseOptions } from './options.js';
+import * as routes from './routes.js';
+import type { ArgoEstate } from './types.js';
 
 export interface ArgoFaults {
-  /** Added before every /api/v1 answer. */
+  /** Milliseconds added before every answer (health checks excepted). */
   latencyMs?: number;
-  /** Fraction (0..1) of /api/v1 requests answered 503, from a seeded sequence (deterministic). */
+  /** Fraction (0..1) of authenticated /api/v1 requests answered 503 (gRPC Unavailable), from a seeded sequence. */
   errorRate?: number;
-  /** Fraction (0..1) of list responses whose connection is dropped halfway through the body. */
+  /** Fraction (0..1) of list responses whose body stops midway and whose connection is destroyed. */
   truncateRate?: number;
+  /** Seed of both fault sequences; defaults to the estate's seed. */
+  seed?: number;
 }
 
 export interface ArgoCdSimulatorOptions {
+  /** Default 127.0.0.1. */
   host?: string;
+  /** 0 (the default) picks a free port. */
   port?: number;
+  /** The bearer token clients must send (`Authorization: Bearer <token>`, or the `argocd.token` cookie). */
   token: string;
+  /** A ready estate, or the options to generate one (default: the 819-application estate). */
   estate?: ArgoEstate | ArgoEstateOptions;
   faults?: ArgoFaults;
   logger?: Logger;
 }
 
 export interface SimulatorStats {
+  /** Requests received, every path included. */
   requests: number;
+  /** Response body bytes written (a truncated body counts what was sent). */
   bytesSent: number;
 }
 
 export interface RunningSimulator {
+  /** e.g. http://127.0.0.1:41234 */
   readonly url: string;
   stats(): SimulatorStats;
   resetStats(): void;
   close(): Promise<void>;
 }
 
-const OptionsSchema = z.object({
-  host: z.string().min(1).default('127.0.0.1'),
-  port: z.number().int().min(0).max(65535).default(0),
-  token: z.string().min(1, 'token must not be empty'),
-  faults: z
-    .object({
-      latencyMs: z.number().int().min(0).max(300_000).default(0),
-      errorRate: z.number().min(0).max(1).default(0),
-      truncateRate: z.number().min(0).max(1).default(0),
-    })
-    .default({ latencyMs: 0, errorRate: 0, truncateRate: 0 }),
-});
+const VERSION = 'v3.1.9+8f4e2c1';
+/** VersionMessage as an authenticated caller sees it; anonymous callers get `Version` alone (server/version). */
+const FULL_VERSION = {
+  Version: VERSION,
+  BuildDate: '2025-10-17T21:35:08Z',
+  GitCommit: `8f4e2c1${createRng(0x5eed).hex(33)}`,
+  GitTreeState: 'clean',
+  GoVersion: 'go1.24.6',
+  Compiler: 'gc',
+  Platform: 'linux/amd64',
+  KustomizeVersion: 'v5.7.0 2025-06-28T07:00:07Z',
+  HelmVersion: 'v3.18.4+gd80839c',
+  KubectlVersion: 'v0.33.1',
+  JsonnetVersion: 'v0.21.0',
+};
 
-/** grpc-gateway error bodies, as Argo CD sends them. */
-function grpcError(res: Response, status: number, code: number, message: string): void {
-  res.status(status).json({ error: message, code, message });
+function isEstate(value: unknown): value is ArgoEstate {
+  if (value === null || typeof value !== 'object') return false;
+  const v = value as Record<string, unknown>;
+  return Array.isArray(v.applications) && Array.isArray(v.projects) && Array.isArray(v.applicationSets) && Array.isArray(v.clusters);
 }
 
-function isEstate(value: ArgoEstate | ArgoEstateOptions | undefined): value is ArgoEstate {
-  return value !== undefined && Array.isArray((value as ArgoEstate).applications);
-}
-
-function queryList(req: Request, ...names: string[]): string[] {
-  const out: string[] = [];
-  for (const name of names) {
-    const value = req.query[name];
-    if (typeof value === 'string') out.push(value);
-    else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') out.push(v);
+/** The `argocd.token` cookie Argo CD's UI uses. */
+function cookieToken(header: string | undefined): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === 'argocd.token') return rest.join('=');
   }
-  return out.filter((v) => v.length > 0);
-}
-
-function queryOne(req: Request, name: string): string | undefined {
-  const values = queryList(req, name);
-  return values[0];
-}
-
-interface Counters {
-  requests: number;
-  bytesSent: number;
+  return undefined;
 }
 
 /**
- * An express app that answers the Argo CD REST API for applications, projects, application sets and clusters
- * over a fixed estate. Lists are not paginated and come sorted by name, as Argo CD sends them; application lists
- * honour `fields`. Every response body is counted in `counters`.
+ * Argo CD's authentication (server.go getClaims/getToken): a bearer token is only considered when it looks like a
+ * JWT (three dot-separated parts), so anything else means "no session information"; a JWT that does not verify is
+ * an invalid session. The simulator's own token is accepted whatever its shape.
  */
-export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: Counters = { requests: 0, bytesSent: 0 }): express.Express {
-  const parsed = OptionsSchema.parse({ host: options.host, port: options.port, token: options.token, faults: options.faults });
+function authenticate(req: Request, token: string): GrpcError | undefined {
+  const header = req.headers.authorization;
+  const candidates = [typeof header === 'string' && header.startsWith('Bearer ') ? header.slice('Bearer '.length) : undefined, cookieToken(req.headers.cookie)].filter(
+    (t): t is string => t !== undefined,
+  );
+  if (candidates.includes(token)) return undefined;
+  const jwt = candidates.find((t) => t.split('.').length >= 3);
+  if (jwt === undefined) return new GrpcError(GrpcCode.Unauthenticated, 'no session information');
+  try {
+    JSON.parse(Buffer.from(jwt.split('.')[0] ?? '', 'base64url').toString('utf8'));
+  } catch {
+    return new GrpcError(GrpcCode.Unauthenticated, 'invalid session: token is malformed: could not JSON decode header');
+  }
+  // golang-jwt v5's wording for a token signed with another key.
+  return new GrpcError(GrpcCode.Unauthenticated, 'invalid session: token signature is invalid: signature is invalid');
+}
+
+type Handler = (req: Request, res: Response, ctx: routes.RouteContext) => Promise<void> | void;
+
+/** Read routes, and the write methods Argo CD serves on the same paths (answered as for a read-only account). */
+const API: readonly (readonly [string, Handler | undefined, readonly ('post' | 'put' | 'patch' | 'delete')[]])[] = [
+  ['/applications', routes.listApplications, ['post']],
+  ['/applications/:name', routes.getApplication, ['put', 'patch', 'delete']],
+  ['/applications/:name/sync', undefined, ['post']],
+  ['/applications/:name/rollback', undefined, ['post']],
+  ['/projects', routes.listProjects, ['post']],
+  ['/projects/:name', routes.getProject, ['put', 'delete']],
+  ['/applicationsets', routes.listApplicationSets, ['post']],
+  ['/applicationsets/:name', routes.getApplicationSet, ['delete']],
+  ['/clusters', routes.listClusters, ['post']],
+  ['/clusters/:id', routes.getCluster, ['put', 'delete']],
+];
+
+/**
+ * An express app that answers Argo CD's REST API (applications, projects, application sets, clusters, version)
+ * over a fixed estate, with Argo CD's semantics: bearer auth, grpc-gateway error bodies, unpaginated lists sorted
+ * by name and streamed item by item, the `fields` projection, label selectors. Every request and body byte is
+ * counted in `counters`.
+ */
+export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: SimulatorStats = { requests: 0, bytesSent: 0 }): express.Express {
+  const parsed = parseOptions(SimulatorOptionsSchema, options, 'Argo CD simulator options');
   const estate = isEstate(options.estate) ? options.estate : generateArgoEstate(options.estate);
   const logger = options.logger ?? silentLogger();
-  const faults = parsed.faults;
-  const faultRng = createRng(0x5eed);
-  const byName = new Map(estate.applications.map((a) => [a.metadata.name, a]));
+  const { faults } = parsed;
+  const seed = faults.seed ?? (isEstate(options.estate) ? undefined : options.estate?.seed) ?? ARGO_ESTATE_DEFAULTS.seed;
+  const errorRng = createRng(seed ^ 0x0e770e77);
+  const truncateRng = createRng(seed ^ 0x7c07c07c);
+  const ctx: routes.RouteContext = {
+    index: routes.indexEstate(estate),
+    truncate: () => faults.truncateRate > 0 && truncateRng.next() < faults.truncateRate,
+  };
 
   const app = express();
   app.disable('x-powered-by');
@@ -101,6 +143,7 @@ export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: Count
     const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
     const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => Response;
     const count = (chunk: unknown): void => {
+      if (req.method === 'HEAD') return; // Node sends no body for HEAD, whatever is written.
       if (typeof chunk === 'string') counters.bytesSent += Buffer.byteLength(chunk);
       else if (chunk instanceof Uint8Array) counters.bytesSent += chunk.length;
     };
@@ -112,184 +155,93 @@ export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: Count
       if (typeof chunk !== 'function') count(chunk);
       return end(chunk, ...rest);
     }) as typeof res.end;
-    logger.debug({ method: req.method, url: req.url }, 'request');
-    next();
+    res.on('close', () => logger.debug({ method: req.method, url: req.originalUrl, status: res.statusCode, complete: res.writableFinished }, 'argocd-sim request'));
+    if (faults.latencyMs > 0 && req.path !== '/healthz') setTimeout(next, faults.latencyMs);
+    else next();
   });
+
+  const handle =
+    (handler: Handler): RequestHandler =>
+    (req, res) => {
+      Promise.resolve()
+        .then(() => handler(req, res, ctx))
+        .catch((error: unknown) => {
+          if (res.headersSent) {
+            logger.warn({ err: describeError(error), url: req.originalUrl }, 'argocd-sim response failed midway');
+            res.destroy();
+          } else if (error instanceof GrpcError) sendGrpcError(res, error);
+          else {
+            logger.error({ err: describeError(error), url: req.originalUrl }, 'argocd-sim handler failed');
+            sendGrpcError(res, new GrpcError(GrpcCode.Internal, describeError(error)));
+          }
+        });
+    };
+  const guard: RequestHandler = (req, res, next) => {
+    const denied = authenticate(req, parsed.token);
+    if (denied !== undefined) return sendGrpcError(res, denied);
+    if (faults.errorRate > 0 && errorRng.next() < faults.errorRate) {
+      return sendGrpcError(res, new GrpcError(GrpcCode.Unavailable, 'connection error: desc = "transport: Error while dialing: dial tcp 127.0.0.1:8080: connect: connection refused"'));
+    }
+    next();
+  };
+  const readOnly = handle(() => {
+    throw new GrpcError(GrpcCode.PermissionDenied, PERMISSION_DENIED);
+  });
+  const methodNotAllowed: RequestHandler = (_req, res) => sendJson(res, 405, { error: 'Method Not Allowed', code: GrpcCode.Unimplemented, message: 'Method Not Allowed' });
 
   app.get('/healthz', (_req, res) => {
     res.type('text/plain').send('ok');
   });
-  app.get('/api/version', (_req, res) => {
-    res.json({ Version: 'v2.14.9+simulated', BuildDate: '2026-01-01T00:00:00Z', GoVersion: 'go1.23', Platform: 'linux/amd64' });
-  });
-
-  // Auth, then faults, for the whole API.
-  app.use('/api/v1', (req, res, next) => {
-    const header = req.headers.authorization;
-    if (header === undefined || !header.startsWith('Bearer ')) {
-      grpcError(res, 401, 16, 'no session information');
-      return;
-    }
-    if (header.slice('Bearer '.length) !== parsed.token) {
-      grpcError(res, 401, 16, 'invalid session: token signature is invalid');
-      return;
-    }
-    const go = (): void => {
-      if (faults.errorRate > 0 && faultRng.next() < faults.errorRate) {
-        grpcError(res, 503, 14, 'connection error: desc = "transport: Error while dialing: dial tcp 10.0.0.12:8083: connect: connection refused"');
-        return;
-      }
-      next();
-    };
-    if (faults.latencyMs > 0) setTimeout(go, faults.latencyMs);
-    else go();
-  });
-
-  /** Streams `{"metadata":{...},"items":[...]}` item by item, honouring backpressure; may drop the connection. */
-  async function sendList(res: Response, items: readonly unknown[], project: (item: unknown) => unknown = (item) => item): Promise<void> {
-    const truncate = faults.truncateRate > 0 && faultRng.next() < faults.truncateRate;
-    res.status(200).type('application/json');
-    const write = async (text: string): Promise<void> => {
-      if (!res.write(text)) await once(res, 'drain');
-    };
-    await write(`{"metadata":{"resourceVersion":"${estate.applications.length + 1000}"},"items":`);
-    if (items.length === 0) {
-      res.end('null}');
-      return;
-    }
-    await write('[');
-    const cut = truncate ? Math.max(1, Math.floor(items.length / 2)) : -1;
-    for (let i = 0; i < items.length; i += 1) {
-      if (i === cut) {
-        res.destroy();
-        return;
-      }
-      await write(`${i > 0 ? ',' : ''}${JSON.stringify(project(items[i]))}`);
-    }
-    if (truncate) {
-      // One item only: cut inside it.
-      res.destroy();
-      return;
-    }
-    res.end(']}');
+  app.get('/api/version', (req, res) => sendJson(res, 200, authenticate(req, parsed.token) === undefined ? FULL_VERSION : { Version: VERSION }));
+  const api = express.Router();
+  for (const [path, get, writes] of API) {
+    const route = api.route(path);
+    if (get !== undefined) route.get(guard, handle(get));
+    for (const method of writes) route[method](guard, readOnly);
+    route.all(methodNotAllowed);
   }
-
-  const selectorOf = (req: Request, res: Response): ((labels: Record<string, string> | undefined) => boolean) | undefined => {
-    try {
-      return parseLabelSelector(queryOne(req, 'selector') ?? '');
-    } catch (error) {
-      if (!(error instanceof SelectorError)) throw error;
-      grpcError(res, 400, 3, `error parsing selector: ${error.message}`);
-      return undefined;
-    }
-  };
-  const handle = (work: (req: Request, res: Response) => Promise<void> | void) => (req: Request, res: Response) => {
-    Promise.resolve(work(req, res)).catch((error: unknown) => {
-      logger.warn({ err: error }, 'response failed');
-      if (!res.headersSent) grpcError(res, 500, 13, 'internal error');
-      else res.destroy();
-    });
-  };
-
-  app.get(
-    '/api/v1/applications',
-    handle(async (req, res) => {
-      const matches = selectorOf(req, res);
-      if (matches === undefined) return;
-      const name = queryOne(req, 'name');
-      const projects = new Set(queryList(req, 'projects', 'project'));
-      const repo = queryOne(req, 'repo');
-      const namespace = queryOne(req, 'appNamespace');
-      const items = estate.applications.filter(
-        (a) =>
-          (name === undefined || a.metadata.name === name) &&
-          (projects.size === 0 || projects.has(a.spec.project)) &&
-          (repo === undefined || [a.spec.source, ...(a.spec.sources ?? [])].some((s) => s?.repoURL === repo)) &&
-          (namespace === undefined || a.metadata.namespace === namespace) &&
-          matches(a.metadata.labels),
-      );
-      const paths = selectedFields(queryOne(req, 'fields'));
-      await sendList(res, items, paths === undefined ? undefined : (item) => projectFields(item as Record<string, unknown>, paths));
-    }),
-  );
-  app.get('/api/v1/applications/:name', (req, res) => {
-    const found = byName.get(req.params.name);
-    const namespace = queryOne(req, 'appNamespace');
-    if (found === undefined || (namespace !== undefined && found.metadata.namespace !== namespace)) {
-      grpcError(res, 404, 5, `applications.argoproj.io "${req.params.name}" not found`);
-      return;
-    }
-    res.json(found);
-  });
-
-  app.get('/api/v1/projects', handle((_req, res) => sendList(res, estate.projects)));
-  app.get('/api/v1/projects/:name', (req, res) => {
-    const found = estate.projects.find((p) => p.metadata.name === req.params.name);
-    if (found === undefined) grpcError(res, 404, 5, `appprojects.argoproj.io "${req.params.name}" not found`);
-    else res.json(found);
-  });
-
-  app.get(
-    '/api/v1/applicationsets',
-    handle(async (req, res) => {
-      const matches = selectorOf(req, res);
-      if (matches === undefined) return;
-      const projects = new Set(queryList(req, 'projects', 'project'));
-      await sendList(res, estate.applicationSets.filter((s) => (projects.size === 0 || projects.has(s.spec.template.spec.project)) && matches(s.metadata.labels)));
-    }),
-  );
-  app.get('/api/v1/applicationsets/:name', (req, res) => {
-    const found = estate.applicationSets.find((s) => s.metadata.name === req.params.name);
-    if (found === undefined) grpcError(res, 404, 5, `applicationsets.argoproj.io "${req.params.name}" not found`);
-    else res.json(found);
-  });
-
-  app.get(
-    '/api/v1/clusters',
-    handle(async (req, res) => {
-      const server = queryOne(req, 'server');
-      const name = queryOne(req, 'name');
-      await sendList(res, estate.clusters.filter((c) => (server === undefined || c.server === server) && (name === undefined || c.name === name)));
-    }),
-  );
-  app.get('/api/v1/clusters/:server', (req, res) => {
-    const found = estate.clusters.find((c) => c.server === req.params.server || c.name === req.params.server);
-    if (found === undefined) grpcError(res, 404, 5, `cluster "${req.params.server}" not found`);
-    else res.json(found);
-  });
-
-  app.all('/api/v1/{*rest}', (req, res) => {
-    if (req.method !== 'GET') grpcError(res, 405, 12, `method ${req.method} is not served by the simulator`);
-    else grpcError(res, 404, 5, 'Not Found');
-  });
-  app.use((_req, res) => {
-    res.status(404).type('text/plain').send('404 page not found');
+  app.use('/api/v1', api);
+  // Unknown routes: a grpc-gateway style 404 (Argo CD itself would serve its web UI outside /api).
+  app.use((_req, res) => sendJson(res, 404, { error: 'Not Found', code: GrpcCode.NotFound, message: 'Not Found' }));
+  app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(error);
+    sendGrpcError(res, new GrpcError(GrpcCode.InvalidArgument, describeError(error)));
   });
   return app;
 }
 
-/** Starts the Argo CD simulator on `host:port` (port 0 picks a free one). */
+/** Starts the simulator on `host:port` (port 0: any free port). */
 export async function startArgoCdSimulator(options: ArgoCdSimulatorOptions): Promise<RunningSimulator> {
-  const parsed = OptionsSchema.parse({ host: options.host, port: options.port, token: options.token, faults: options.faults });
-  const counters: Counters = { requests: 0, bytesSent: 0 };
+  const parsed = parseOptions(SimulatorOptionsSchema, options, 'Argo CD simulator options');
+  const counters: SimulatorStats = { requests: 0, bytesSent: 0 };
   const app = createArgoCdApp(options, counters);
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(parsed.port, parsed.host, (error?: Error) => (error === undefined ? resolve(s) : reject(error)));
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(parsed.port, parsed.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : parsed.port;
-  const host = parsed.host === '0.0.0.0' ? '127.0.0.1' : parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host;
+  const host = parsed.host === '0.0.0.0' ? '127.0.0.1' : parsed.host === '::' ? '[::1]' : parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host;
+  const url = `http://${host}:${port}`;
+  (options.logger ?? silentLogger()).info({ url }, 'Argo CD simulator listening');
+  let closing: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
+    url,
     stats: () => ({ ...counters }),
     resetStats: () => {
       counters.requests = 0;
       counters.bytesSent = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      return closing;
+    },
   };
 }

@@ -46,7 +46,7 @@ export interface ArgoSource {
     ignoreMissingValueFiles?: boolean;
   };
   kustomize?: { namePrefix?: string; images?: string[]; commonLabels?: StringMap };
-  directory?: { recurse?: boolean; exclude?: string };
+  directory?: { recurse?: boolean; jsonnet: Record<string, unknown>; exclude?: string };
   chart?: string;
   ref?: string;
 }
