@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadTokenCounter } from '@flotilla/tokens';
+import { benchA2A } from './a2a.js';
 import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
 
 const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
       out: { type: 'string', default: 'bench-results' },
       'container-memory-mib': { type: 'string', default: '256' },
       'server-node-args': { type: 'string', default: '' },
+      'a2a-concurrency': { type: 'string', default: '10,50' },
+      'a2a-requests': { type: 'string', default: '200' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -80,7 +83,23 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${line(header)}|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${table.map(line).join('')}`);
   const worst = Math.max(...rows.map((r) => r.peakRssMiB));
   process.stdout.write(`\nPeak RSS of the MCP server: ${worst.toFixed(1)} MiB (goal < ${RSS_GOAL_MIB} MiB): ${worst < RSS_GOAL_MIB ? 'met' : 'NOT met'}.\n`);
+  const levels = values['a2a-concurrency'].split(',').map(Number);
+  const a2aRequests = Number(values['a2a-requests']);
+  if (levels.some((n) => !Number.isInteger(n) || n < 1 || n > 200) || !Number.isInteger(a2aRequests) || a2aRequests < 1 || a2aRequests > 10_000) {
+    process.stderr.write('bench: --a2a-concurrency takes whole numbers 1-200 (comma-separated), --a2a-requests 1-10000\n');
+    process.exitCode = 2;
+    return;
+  }
+  process.stdout.write(`\na2a: Argo CD agent, paged list ("list all applications" / "next page"), ${a2aRequests} requests per level...\n`);
+  const a2a = await benchA2A({ cli, nodeArgs: serverNodeArgs, levels, requests: a2aRequests });
+  const a2aHeader = ['concurrency', 'requests', 'p50 ms', 'p99 ms', 'req/s', 'failures'];
+  const a2aTable = a2a.rows.map((r) => [String(r.concurrency), String(r.requests), r.p50Ms.toFixed(0), r.p99Ms.toFixed(0), r.perSecond.toFixed(1), String(r.failures)]);
+  const a2aWidths = a2aHeader.map((h, i) => Math.max(h.length, ...a2aTable.map((row) => (row[i] ?? '').length)));
+  const a2aLine = (cells: readonly string[]): string => `| ${cells.map((c, i) => c.padStart(a2aWidths[i] ?? 0)).join(' | ')} |\n`;
+  process.stdout.write(`\n${a2aLine(a2aHeader)}|${a2aWidths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${a2aTable.map(a2aLine).join('')}`);
+  process.stdout.write(`Peak RSS of the agent (tools in process): ${a2a.peakRssMiB.toFixed(1)} MiB.\n`);
   await mkdir(values.out, { recursive: true });
+  await writeFile(`${values.out}/a2a.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, serverNodeArgs, ...a2a }, null, 2)}\n`);
   await writeFile(
     `${values.out}/argocd.json`,
     `${JSON.stringify({ date: new Date().toISOString(), node: process.version, clients, containerMemoryMiB: containerMiB, serverNodeArgs, rows }, null, 2)}\n`,

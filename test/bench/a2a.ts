@@ -1,0 +1,100 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { Role } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { startArgoCdSimulator } from '@flotilla/simulators';
+
+export interface A2ABenchRow {
+  readonly concurrency: number;
+  readonly requests: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly perSecond: number;
+  readonly failures: number;
+}
+
+export interface A2ABenchResult {
+  readonly rows: readonly A2ABenchRow[];
+  readonly peakRssMiB: number;
+}
+
+const TOKEN = 'bench-a2a-token-0123456789';
+
+async function startAgent(cli: string, nodeArgs: readonly string[], argocdUrl: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [...nodeArgs, cli, 'agent', 'argocd', '--port', '0', '--argocd-url', argocdUrl, '--argocd-token', TOKEN, '--log-level', 'info'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error('the agent did not start within 30 s')), 30_000);
+    child.once('exit', (code) => reject(new Error(`the agent exited with ${String(code)}`)));
+    lines.on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as { url?: string; msg?: string };
+        if (entry.msg === 'A2A agent listening' && typeof entry.url === 'string') {
+          clearTimeout(timer);
+          resolveUrl(entry.url);
+        }
+      } catch {
+        // not a log line
+      }
+    });
+  });
+  return { child, url };
+}
+
+const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+
+/**
+ * The Argo CD agent in its own process (tools in process, against the simulator in this one): for each
+ * concurrency level, that many clients each ask for a paged list ("list all applications", then "next page" in
+ * the same conversation) until `requests` answers came back. Latency is per A2A SendMessage, end to end.
+ */
+export async function benchA2A(options: { cli: string; nodeArgs: readonly string[]; levels: readonly number[]; requests: number }): Promise<A2ABenchResult> {
+  const sim = await startArgoCdSimulator({ token: TOKEN });
+  const { child, url } = await startAgent(options.cli, options.nodeArgs, sim.url);
+  try {
+    const rows: A2ABenchRow[] = [];
+    for (const concurrency of options.levels) {
+      const latencies: number[] = [];
+      let failures = 0;
+      let issued = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          const client = await new ClientFactory().createFromUrl(url);
+          const contextId = randomUUID();
+          for (let turn = 0; issued < options.requests; turn += 1) {
+            issued += 1;
+            const text = turn % 2 === 0 ? 'list all applications' : 'next page';
+            const t0 = performance.now();
+            try {
+              const reply = await client.sendMessage({
+                tenant: '',
+                message: { messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] },
+                configuration: undefined,
+                metadata: undefined,
+              });
+              if (!JSON.stringify(reply).includes('Page ')) failures += 1;
+            } catch {
+              failures += 1;
+            }
+            latencies.push(performance.now() - t0);
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      latencies.sort((a, b) => a - b);
+      rows.push({ concurrency, requests: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), perSecond: latencies.length / seconds, failures });
+    }
+    const status = await readFile(`/proc/${child.pid ?? 0}/status`, 'utf8');
+    const peak = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 'NaN') / 1024;
+    return { rows, peakRssMiB: peak };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((done) => child.once('exit', done));
+    await sim.close();
+  }
+}
