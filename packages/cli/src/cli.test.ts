@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -49,6 +49,21 @@ describe('flotilla command line', () => {
       expect(error.message).toMatch(/--argocd-url \/ FLOTILLA_ARGOCD_URL: must start with http/);
       expect(error.message).toContain('--argocd-token / FLOTILLA_ARGOCD_TOKEN: is required (not set)');
     }
+  });
+
+  it('the built agent stops cleanly on SIGTERM', async () => {
+    expect(existsSync(MAIN), 'packages/cli/dist/main.js is missing: run pnpm build first').toBe(true);
+    const child = spawn(process.execPath, [MAIN, 'agent', 'argocd', '--local', '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const listening = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString('utf8').includes('A2A agent listening')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`exited early with ${String(code)}`)));
+    });
+    await listening;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 
   it('the built command exits 2 with the message on bad settings, and 0 on --help', async () => {

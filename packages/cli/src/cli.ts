@@ -89,7 +89,8 @@ export function resolveCommand(commands: readonly Command[], argv: readonly stri
   }
   const rest = argv.slice(command.path.length);
   const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
-  for (const setting of Object.values(command.settings)) options[setting.flag] = { type: 'string' };
+  // A switch (`--local`) takes no value; every other setting does.
+  for (const setting of Object.values(command.settings)) options[setting.flag] = { type: setting.isSwitch === true ? 'boolean' : 'string' };
   try {
     const parsed = parseArgs({ args: [...rest], options, strict: true, allowPositionals: command.positional !== undefined });
     const { help, ...flags } = parsed.values as Record<string, string | boolean | undefined>;

@@ -31,19 +31,16 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const level = (LOG_LEVELS as readonly string[]).includes(String(settings.logLevel)) ? (settings.logLevel as LogLevel) : 'info';
   const logger = createLogger({ name: `flotilla ${command.path.join(' ')}`, level });
+  // Signals are handled from the start: one that arrives while a piece is still starting stops it once it is up.
   let running: Running | undefined;
-  try {
-    running = await command.run({ settings, logger, out, env: process.env });
-  } catch (error) {
-    logger.error({ err: error }, 'failed to start');
-    fail(`${command.path.join(' ')} failed: ${describeError(error)}`);
-    return;
-  }
-  if (running === undefined) return;
+  let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'stopping');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
+    if (running === undefined) return;
     running
       .close()
       .then(() => process.exit(0))
@@ -54,6 +51,22 @@ async function main(argv: readonly string[]): Promise<void> {
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  try {
+    running = await command.run({ settings, logger, out, env: process.env });
+  } catch (error) {
+    logger.error({ err: error }, 'failed to start');
+    fail(`${command.path.join(' ')} failed: ${describeError(error)}`);
+    process.exit();
+  }
+  if (running === undefined) {
+    process.removeListener('SIGTERM', stop);
+    process.removeListener('SIGINT', stop);
+    return;
+  }
+  if (stopping) {
+    stopping = false;
+    stop('SIGTERM');
+  }
 }
 
 await main(process.argv.slice(2));

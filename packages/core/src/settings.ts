@@ -16,6 +16,8 @@ export interface SettingSpec<S extends z.ZodType = z.ZodType> {
   readonly help: string;
   /** Never echoed back (tokens). */
   readonly secret?: boolean;
+  /** A flag without a value (`--local`); its environment variable takes true/false. */
+  readonly isSwitch?: boolean;
 }
 
 export type SettingsSpec = Readonly<Record<string, SettingSpec>>;
@@ -60,7 +62,7 @@ export function settingsHelp(spec: SettingsSpec): string {
   const rows = Object.values(spec).map((s) => {
     const fallback = s.schema.safeParse(undefined);
     const shown = fallback.success ? (fallback.data === undefined ? '' : ` (default: ${JSON.stringify(fallback.data)})`) : ' (required)';
-    return { left: `  --${s.flag} <value>`, right: `${s.help}${shown}  [env ${s.env}]` };
+    return { left: `  --${s.flag}${s.isSwitch === true ? '' : ' <value>'}`, right: `${s.help}${shown}  [env ${s.env}]` };
   });
   const width = Math.max(...rows.map((r) => r.left.length)) + 2;
   return rows.map((r) => `${r.left.padEnd(width)}${r.right}`).join('\n');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Role, type Message } from '@a2a-js/sdk';
+import { Role, TaskState, type Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { startA2AServer, type RunningA2AServer } from '@flotilla/agent-kit';
@@ -69,6 +69,11 @@ describe('Argo CD agent over A2A (official client, 127.0.0.1)', () => {
     const result = await client.sendMessage({ tenant: '', message: message('list all applications', contextId), configuration: undefined, metadata: undefined });
     const answer = JSON.stringify(result);
     expect(answer).toContain(`(${estate.applications.length} applications)`);
+    // The task is kept: GetTask returns it completed; cancelling a finished task is a protocol error, not a crash.
+    const taskId = 'id' in result ? result.id : '';
+    const task = await client.getTask({ tenant: '', id: taskId, historyLength: undefined });
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    await expect(client.cancelTask({ tenant: '', id: taskId, metadata: undefined })).rejects.toThrow();
     const events = [];
     for await (const event of client.sendMessageStream({ tenant: '', message: message('next page', contextId), configuration: undefined, metadata: undefined })) events.push(event);
     const kinds = events.map((e) => e.payload?.$case);

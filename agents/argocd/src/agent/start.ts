@@ -21,7 +21,7 @@ export const ARGOCD_AGENT_SETTINGS = {
   mcpUrl: { flag: 'mcp-url', env: 'FLOTILLA_ARGOCD_MCP_URL', schema: HttpUrlSchema.optional(), help: 'Argo CD MCP server (…/mcp); unset runs the tools in process' },
   argocdUrl: { flag: 'argocd-url', env: 'FLOTILLA_ARGOCD_URL', schema: HttpUrlSchema.optional(), help: 'Argo CD API, for in-process tools' },
   argocdToken: { flag: 'argocd-token', env: 'FLOTILLA_ARGOCD_TOKEN', schema: z.string().min(1).max(4096).optional(), help: 'Argo CD token, for in-process tools', secret: true },
-  local: { flag: 'local', env: 'FLOTILLA_LOCAL', schema: BooleanFlagSchema.default(false), help: 'Also start the Argo CD simulator (819 applications) and use it' },
+  local: { flag: 'local', env: 'FLOTILLA_LOCAL', schema: BooleanFlagSchema.default(false), help: 'Also start the Argo CD simulator (819 applications) and use it', isSwitch: true },
   dataDir: { flag: 'data-dir', env: 'FLOTILLA_DATA_DIR', schema: z.string().min(1).optional(), help: 'Folder of spilled results (in-process tools); a temporary one when unset' },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
 } as const satisfies SettingsSpec;

@@ -29,7 +29,8 @@ export const DEMO_SETTINGS = {
     flag: 'keep-running',
     env: 'FLOTILLA_DEMO_KEEP_RUNNING',
     schema: BooleanFlagSchema.default(false),
-    help: 'Leave the simulator and MCP server up after the script (Ctrl-C stops them)',
+    help: 'Leave the simulator, MCP server and agent up after the script (Ctrl-C stops them)',
+    isSwitch: true,
   },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('warn'), help: 'Log level of the servers' },
 } as const;
