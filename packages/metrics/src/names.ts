@@ -30,6 +30,7 @@ export const LABEL = {
   operation: 'operation',
   agent: 'agent',
   path: 'path',
+  skill: 'skill',
 } as const;
 
 /** How an agent turn ended. */

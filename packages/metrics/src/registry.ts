@@ -16,8 +16,8 @@ export interface FlotillaMetrics {
   readonly upstreamRequests: Counter<'system' | 'operation' | 'outcome'>;
   readonly upstreamDuration: Histogram<'system' | 'operation'>;
   readonly upstreamResponseBytes: Histogram<'system' | 'operation'>;
-  readonly agentTurns: Counter<'agent' | 'path' | 'outcome'>;
-  readonly agentTurnDuration: Histogram<'agent' | 'path'>;
+  readonly agentTurns: Counter<'agent' | 'skill' | 'path' | 'outcome'>;
+  readonly agentTurnDuration: Histogram<'agent' | 'skill' | 'path'>;
   readonly agentAnswerTokens: Histogram<'agent'>;
 }
 
@@ -110,14 +110,14 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
     }),
     agentTurns: new Counter({
       name: METRIC.agentTurns,
-      help: 'Agent turns (one question each) by workflow path and outcome.',
-      labelNames: [LABEL.agent, LABEL.path, LABEL.outcome],
+      help: 'Agent turns (one A2A question each) by skill, workflow path and outcome.',
+      labelNames: [LABEL.agent, LABEL.skill, LABEL.path, LABEL.outcome],
       registers,
     }),
     agentTurnDuration: new Histogram({
       name: METRIC.agentTurnDuration,
-      help: 'Wall time of agent turns, A2A request to answer.',
-      labelNames: [LABEL.agent, LABEL.path],
+      help: 'Wall time of agent turns, A2A request to answer, by skill and workflow path.',
+      labelNames: [LABEL.agent, LABEL.skill, LABEL.path],
       buckets: [...BUCKETS.seconds],
       registers,
     }),

@@ -29,7 +29,7 @@ describe('flotilla agent argocd --local', () => {
       });
       expect(JSON.stringify(reply)).toContain('13 clusters');
       const metrics = await (await fetch(`${agent.url}/metrics`)).text();
-      expect(metrics).toContain(`${METRIC.agentTurns}{agent="argocd",path="direct",outcome="answered"} 1`);
+      expect(metrics).toContain(`${METRIC.agentTurns}{agent="argocd",skill="argocd-inventory",path="direct",outcome="answered"} 1`);
       expect(metrics).toContain(METRIC.agentAnswerTokens);
     } finally {
       await agent.close();

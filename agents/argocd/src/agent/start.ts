@@ -14,6 +14,7 @@ import { ArgoCdClient } from '../client/argocd-client.js';
 import { UPSTREAM_DEFAULTS } from '../client/http.js';
 import { createArgoCdMcpServer } from '../server.js';
 import { createArgoCdAgent } from './agent.js';
+import type { ArgoIntent } from './intents.js';
 
 export const ARGOCD_AGENT_SETTINGS = {
   host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
@@ -54,6 +55,21 @@ export const ARGOCD_AGENT_CARD: AgentDescription = {
       examples: ['list clusters', 'what needs attention?'],
     },
   ],
+};
+
+/** The card skill each intent belongs to (a metric label); help and unknown belong to none. */
+const SKILL_OF_INTENT: Readonly<Record<ArgoIntent, string>> = {
+  list_applications: 'argocd-applications',
+  application_details: 'argocd-applications',
+  next_page: 'argocd-applications',
+  refine: 'argocd-applications',
+  search: 'argocd-search',
+  attention: 'argocd-inventory',
+  list_projects: 'argocd-inventory',
+  list_applicationsets: 'argocd-inventory',
+  list_clusters: 'argocd-inventory',
+  help: 'none',
+  unknown: 'none',
 };
 
 export interface RunningAgent {
@@ -111,8 +127,9 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
       const turn = await agent.ask(question, contextId);
       const path: WorkflowPath = turn.strategy ?? 'none';
       const outcome: TurnOutcome = turn.error !== undefined ? 'failed' : 'answered';
-      metrics.agentTurns.inc({ agent: 'argocd', path, outcome });
-      metrics.agentTurnDuration.observe({ agent: 'argocd', path }, (performance.now() - started) / 1000);
+      const skill = turn.intent === undefined ? 'none' : SKILL_OF_INTENT[turn.intent];
+      metrics.agentTurns.inc({ agent: 'argocd', skill, path, outcome });
+      metrics.agentTurnDuration.observe({ agent: 'argocd', skill, path }, (performance.now() - started) / 1000);
       metrics.agentAnswerTokens.observe({ agent: 'argocd' }, counter.count(turn.answer));
       return {
         answer: turn.answer,
