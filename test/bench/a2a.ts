@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { startArgoCdSimulator } from '@flotilla/simulators';
+import { rssOf, spawnUntilListening } from './process.js';
 
 export interface A2ABenchRow {
   readonly concurrency: number;
@@ -22,29 +20,6 @@ export interface A2ABenchResult {
 
 const TOKEN = 'bench-a2a-token-0123456789';
 
-async function startAgent(cli: string, nodeArgs: readonly string[], argocdUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...nodeArgs, cli, 'agent', 'argocd', '--port', '0', '--argocd-url', argocdUrl, '--argocd-token', TOKEN, '--log-level', 'info'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error('the agent did not start within 30 s')), 30_000);
-    child.once('exit', (code) => reject(new Error(`the agent exited with ${String(code)}`)));
-    lines.on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { url?: string; msg?: string };
-        if (entry.msg === 'A2A agent listening' && typeof entry.url === 'string') {
-          clearTimeout(timer);
-          resolveUrl(entry.url);
-        }
-      } catch {
-        // not a log line
-      }
-    });
-  });
-  return { child, url };
-}
-
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 /**
@@ -54,7 +29,10 @@ const percentile = (sorted: readonly number[], p: number): number => sorted[Math
  */
 export async function benchA2A(options: { cli: string; nodeArgs: readonly string[]; levels: readonly number[]; requests: number }): Promise<A2ABenchResult> {
   const sim = await startArgoCdSimulator({ token: TOKEN });
-  const { child, url } = await startAgent(options.cli, options.nodeArgs, sim.url);
+  const { child, url } = await spawnUntilListening(
+    [...options.nodeArgs, options.cli, 'agent', 'argocd', '--port', '0', '--argocd-url', sim.url, '--argocd-token', TOKEN, '--log-level', 'info'],
+    'A2A agent listening',
+  );
   try {
     const rows: A2ABenchRow[] = [];
     for (const concurrency of options.levels) {
@@ -89,9 +67,7 @@ export async function benchA2A(options: { cli: string; nodeArgs: readonly string
       latencies.sort((a, b) => a - b);
       rows.push({ concurrency, requests: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), perSecond: latencies.length / seconds, failures });
     }
-    const status = await readFile(`/proc/${child.pid ?? 0}/status`, 'utf8');
-    const peak = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 'NaN') / 1024;
-    return { rows, peakRssMiB: peak };
+    return { rows, peakRssMiB: (await rssOf(child.pid ?? 0)).peak };
   } finally {
     child.kill('SIGTERM');
     await new Promise((done) => child.once('exit', done));

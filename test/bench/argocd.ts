@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { APPLICATION_LIST_FIELDS } from '@flotilla/agent-argocd';
 import { measureToolResult, type BoundedToolResult } from '@flotilla/bounded-tools';
 import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
 import type { TokenCounter } from '@flotilla/tokens';
+import { rssOf, spawnUntilListening } from './process.js';
 
 export interface ArgoBenchRow {
   readonly applications: number;
@@ -36,44 +35,11 @@ export interface ArgoBenchOptions {
 
 const TOKEN = 'bench-token-0123456789';
 
-/** Peak and current resident set of a process, from /proc (Linux). */
-async function rssOf(pid: number): Promise<{ peak: number; now: number }> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 'NaN');
-  return { peak: kib('VmHWM') / 1024, now: kib('VmRSS') / 1024 };
-}
-
 async function bytesOf(sim: RunningSimulator, path: string): Promise<number> {
   sim.resetStats();
   const response = await fetch(`${sim.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
   await response.arrayBuffer();
   return sim.stats().bytesSent;
-}
-
-/** Starts `flotilla mcp argocd` as its own process (so its memory is measured alone) and waits for its URL. */
-async function startMcpProcess(cli: string, nodeArgs: readonly string[], argocdUrl: string, dataDir: string, budgetTokens: number): Promise<{ child: ChildProcess; mcpUrl: string }> {
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, cli, 'mcp', 'argocd', '--port', '0', '--argocd-url', argocdUrl, '--argocd-token', TOKEN, '--data-dir', dataDir, '--budget-tokens', String(budgetTokens), '--log-level', 'info'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
-  const mcpUrl = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error('the MCP server did not start within 30 s')), 30_000);
-    child.once('exit', (code) => reject(new Error(`the MCP server exited with ${String(code)}`)));
-    lines.on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as { url?: string; msg?: string };
-        if (entry.msg === 'Argo CD MCP server listening' && typeof entry.url === 'string') {
-          clearTimeout(timer);
-          resolveUrl(entry.url);
-        }
-      } catch {
-        // not a log line
-      }
-    });
-  });
-  return { child, mcpUrl };
 }
 
 function bodyOf(result: BoundedToolResult): Record<string, unknown> {
@@ -92,7 +58,11 @@ export async function benchArgoCd(options: ArgoBenchOptions): Promise<ArgoBenchR
   const dataDir = await mkdtemp(join(tmpdir(), 'flotilla-bench-'));
   const unprojectedBytes = await bytesOf(sim, '/api/v1/applications');
   const projectedBytes = await bytesOf(sim, `/api/v1/applications?fields=${APPLICATION_LIST_FIELDS.join(',')}`);
-  const { child, mcpUrl } = await startMcpProcess(options.cli, options.serverNodeArgs, sim.url, dataDir, options.budgetTokens);
+  // The MCP server in its own process, so its memory is measured alone.
+  const { child, url: mcpUrl } = await spawnUntilListening(
+    [...options.serverNodeArgs, options.cli, 'mcp', 'argocd', '--port', '0', '--argocd-url', sim.url, '--argocd-token', TOKEN, '--data-dir', dataDir, '--budget-tokens', String(options.budgetTokens), '--log-level', 'info'],
+    'Argo CD MCP server listening',
+  );
   const pid = child.pid ?? 0;
   const clients: Client[] = [];
   try {
