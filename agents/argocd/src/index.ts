@@ -3,6 +3,7 @@ export { UpstreamHttp, UPSTREAM_DEFAULTS, type UpstreamLimits, type UpstreamHttp
 export { ARGOCD_MCP_SETTINGS, type ArgoCdMcpConfig } from './config.js';
 export {
   createArgoCdMcpServer,
+  connectArgoCdToolsInProcess,
   startArgoCdMcpServer,
   ARGOCD_TOOLS,
   SERVER_INFO,

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import express from 'express';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { createBoundedTools, createFileResultStore, type ResultStore } from '@flotilla/bounded-tools';
 import { describeError, type Logger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
@@ -55,6 +56,25 @@ export function createArgoCdMcpServer(deps: ArgoCdToolsetDeps): McpServer {
   registerSearchTool(kit, deps.client);
   kit.registerReadResult();
   return server;
+}
+
+/**
+ * An MCP client linked in memory to a fresh Argo CD MCP server: the tools in process, seen exactly as a remote
+ * MCP client sees them (validation, budgets, isError results).
+ */
+export async function connectArgoCdToolsInProcess(deps: ArgoCdToolsetDeps): Promise<{ readonly client: Client; close(): Promise<void> }> {
+  const server = createArgoCdMcpServer(deps);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'flotilla-in-process', version: SERVER_INFO.version });
+  await client.connect(clientSide);
+  return {
+    client,
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
 }
 
 export interface RunningMcpServer {

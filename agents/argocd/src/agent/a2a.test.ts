@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, TaskState, type Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { startA2AServer, type RunningA2AServer } from '@flotilla/agent-kit';
 import { createMemoryResultStore } from '@flotilla/bounded-tools';
 import { silentLogger } from '@flotilla/core';
@@ -11,13 +11,14 @@ import { generateArgoEstate, startArgoCdSimulator, type RunningSimulator } from 
 import { loadTokenCounter } from '@flotilla/tokens';
 import { ArgoCdClient } from '../client/argocd-client.js';
 import { UPSTREAM_DEFAULTS } from '../client/http.js';
-import { createArgoCdMcpServer } from '../server.js';
+import { connectArgoCdToolsInProcess } from '../server.js';
 import { createArgoCdAgent } from './agent.js';
 
 const TOKEN = 'a2a-test-token-0001';
 const estate = generateArgoEstate();
 let sim: RunningSimulator;
 let mcp: Client;
+let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
 let a2a: RunningA2AServer;
 
 beforeAll(async () => {
@@ -25,11 +26,8 @@ beforeAll(async () => {
   sim = await startArgoCdSimulator({ token: TOKEN, estate });
   const metrics = createMetrics();
   const client = new ArgoCdClient({ baseUrl: sim.url, token: TOKEN, limits: UPSTREAM_DEFAULTS, metrics, logger: silentLogger() });
-  const server = createArgoCdMcpServer({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(b);
-  mcp = new Client({ name: 'a2a-test', version: '0.0.0' });
-  await mcp.connect(a);
+  tools = await connectArgoCdToolsInProcess({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
+  mcp = tools.client;
   const agent = createArgoCdAgent({ mcp, counter });
   a2a = await startA2AServer({
     agent: { name: 'Flotilla Argo CD agent', description: 'Argo CD, read-only', version: '0.1.0', skills: [{ id: 'argocd', name: 'Argo CD', description: 'Applications', tags: ['argocd'], examples: ['list all applications'] }] },
@@ -44,7 +42,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await a2a.close();
-  await mcp.close();
+  await tools.close();
   await sim.close();
 });
 

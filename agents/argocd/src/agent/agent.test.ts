@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { createMemoryResultStore } from '@flotilla/bounded-tools';
 import { silentLogger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
@@ -7,13 +7,14 @@ import { generateArgoEstate, startArgoCdSimulator, type RunningSimulator } from 
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { ArgoCdClient } from '../client/argocd-client.js';
 import { UPSTREAM_DEFAULTS } from '../client/http.js';
-import { createArgoCdMcpServer } from '../server.js';
+import { connectArgoCdToolsInProcess } from '../server.js';
 import { createArgoCdAgent } from './agent.js';
 
 const TOKEN = 'agent-test-token-01';
 const estate = generateArgoEstate();
 let sim: RunningSimulator;
 let mcp: Client;
+let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
 let counter: TokenCounter;
 let agent: ReturnType<typeof createArgoCdAgent>;
 
@@ -22,15 +23,12 @@ beforeAll(async () => {
   sim = await startArgoCdSimulator({ token: TOKEN, estate });
   const metrics = createMetrics();
   const client = new ArgoCdClient({ baseUrl: sim.url, token: TOKEN, limits: UPSTREAM_DEFAULTS, metrics, logger: silentLogger() });
-  const server = createArgoCdMcpServer({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(b);
-  mcp = new Client({ name: 'agent-test', version: '0.0.0' });
-  await mcp.connect(a);
+  tools = await connectArgoCdToolsInProcess({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
+  mcp = tools.client;
   agent = createArgoCdAgent({ mcp, counter });
 });
 afterAll(async () => {
-  await mcp.close();
+  await tools.close();
   await sim.close();
 });
 

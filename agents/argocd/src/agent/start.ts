@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
 import { createFileResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
@@ -12,7 +12,7 @@ import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulator
 import { loadTokenCounter } from '@flotilla/tokens';
 import { ArgoCdClient } from '../client/argocd-client.js';
 import { UPSTREAM_DEFAULTS } from '../client/http.js';
-import { createArgoCdMcpServer } from '../server.js';
+import { connectArgoCdToolsInProcess } from '../server.js';
 import { createArgoCdAgent } from './agent.js';
 import type { ArgoIntent } from './intents.js';
 
@@ -82,10 +82,12 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
   const closers: (() => Promise<void>)[] = [];
-  const mcp = new Client({ name: 'flotilla-argocd-agent', version: '0.1.0' });
+  let mcp: Client;
   let sim: RunningSimulator | undefined;
   if (config.mcpUrl !== undefined && !config.local) {
+    mcp = new Client({ name: 'flotilla-argocd-agent', version: '0.1.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(config.mcpUrl)));
+    closers.push(() => mcp.close());
   } else {
     let argocdUrl = config.argocdUrl;
     let token = config.argocdToken;
@@ -101,13 +103,10 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
     const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-agent-')))), metrics });
     closers.push(() => store.close());
     const client = new ArgoCdClient({ baseUrl: argocdUrl, token, limits: UPSTREAM_DEFAULTS, metrics, logger: logger.child({ component: 'argocd-client' }) });
-    const server = createArgoCdMcpServer({ client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }) });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    await mcp.connect(clientSide);
-    closers.push(() => server.close());
+    const tools = await connectArgoCdToolsInProcess({ client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }) });
+    mcp = tools.client;
+    closers.unshift(() => tools.close());
   }
-  closers.unshift(() => mcp.close());
   const agent = createArgoCdAgent({ mcp, counter });
   const a2a = await startA2AServer({
     agent: ARGOCD_AGENT_CARD,
