@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { boundedInt, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, secretSchema, type Settings, type SettingsSpec } from '@flotilla/core';
 import { LIMITS, STORE_DEFAULTS } from '@flotilla/bounded-tools';
 import { TOKEN_ENCODINGS } from '@flotilla/tokens';
-import { UPSTREAM_DEFAULTS } from './client/http.js';
+import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 
 const MiB = 1024 * 1024;
 

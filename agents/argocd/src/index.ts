@@ -1,5 +1,4 @@
 export { ArgoCdClient, APPLICATION_LIST_FIELDS, type ApplicationQuery, type ArgoCdClientOptions } from './client/argocd-client.js';
-export { UpstreamHttp, UPSTREAM_DEFAULTS, type UpstreamLimits, type UpstreamHttpOptions } from './client/http.js';
 export { ARGOCD_MCP_SETTINGS, type ArgoCdMcpConfig } from './config.js';
 export {
   createArgoCdMcpServer,

@@ -7,7 +7,7 @@ import { createMetrics } from '@flotilla/metrics';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { generateArgoEstate, startArgoCdSimulator } from '@flotilla/simulators';
 import { ArgoCdClient } from './client/argocd-client.js';
-import { UPSTREAM_DEFAULTS } from './client/http.js';
+import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 import { createArgoCdMcpServer } from './server.js';
 import { HEALTH_STATUSES, SYNC_STATUSES } from './tools/views.js';
 

@@ -10,7 +10,7 @@ import { describeError, type Logger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { ArgoCdClient } from './client/argocd-client.js';
-import { UPSTREAM_DEFAULTS } from './client/http.js';
+import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 import type { ArgoCdMcpConfig } from './config.js';
 import { registerApplicationTools } from './tools/applications.js';
 import { registerCatalogTools } from './tools/catalog.js';

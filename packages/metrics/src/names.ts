@@ -16,6 +16,10 @@ export const METRIC = {
   upstreamRequests: 'flotilla_upstream_requests_total',
   upstreamDuration: 'flotilla_upstream_request_duration_seconds',
   upstreamResponseBytes: 'flotilla_upstream_response_bytes',
+  upstreamThrottleWait: 'flotilla_upstream_throttle_wait_seconds',
+  limitationsDetected: 'flotilla_limitations_detected_total',
+  limitationStrategies: 'flotilla_limitation_strategies_total',
+  limitationDetectSeconds: 'flotilla_limitation_detect_seconds',
   agentTurns: 'flotilla_agent_turns_total',
   agentTurnDuration: 'flotilla_agent_turn_duration_seconds',
   agentAnswerTokens: 'flotilla_agent_answer_tokens',
@@ -31,6 +35,8 @@ export const LABEL = {
   agent: 'agent',
   path: 'path',
   skill: 'skill',
+  kind: 'kind',
+  strategy: 'strategy',
 } as const;
 
 /** How an agent turn ended. */
@@ -57,6 +63,7 @@ export type UpstreamSystem = (typeof UPSTREAM_SYSTEMS)[number];
 export const UPSTREAM_OUTCOMES = [
   'ok',
   'client_error',
+  'rate_limited',
   'auth_error',
   'not_found',
   'server_error',
@@ -67,10 +74,19 @@ export const UPSTREAM_OUTCOMES = [
 ] as const;
 export type UpstreamOutcome = (typeof UPSTREAM_OUTCOMES)[number];
 
+/** Limitations the limitation handler detects before executing a plan (the design note's types). */
+export const LIMITATION_KINDS = ['token_overflow', 'n_plus_one', 'rate_limit_pressure', 'large_result_set', 'call_budget'] as const;
+export type LimitationKind = (typeof LIMITATION_KINDS)[number];
+
+/** How a detected limitation was handled. */
+export const LIMITATION_STRATEGIES = ['batched', 'progressive', 'sampled', 'fallback', 'throttled'] as const;
+export type LimitationStrategy = (typeof LIMITATION_STRATEGIES)[number];
+
 /** Histogram buckets, chosen around the default budgets (2,000 tokens inline, MiB-scale upstream bodies). */
 export const BUCKETS = {
   tokens: [50, 100, 250, 500, 1000, 1500, 2000, 3000, 5000, 10000, 25000],
   resultBytes: [256, 1024, 4096, 8192, 16384, 32768, 65536, 262144, 1048576],
   upstreamBytes: [1024, 16384, 131072, 1048576, 4194304, 16777216, 67108864, 268435456],
+  detectSeconds: [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.005],
   seconds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
 } as const;

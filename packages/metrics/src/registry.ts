@@ -19,6 +19,10 @@ export interface FlotillaMetrics {
   readonly agentTurns: Counter<'agent' | 'skill' | 'path' | 'outcome'>;
   readonly agentTurnDuration: Histogram<'agent' | 'skill' | 'path'>;
   readonly agentAnswerTokens: Histogram<'agent'>;
+  readonly upstreamThrottleWait: Histogram<'system'>;
+  readonly limitationsDetected: Counter<'agent' | 'kind'>;
+  readonly limitationStrategies: Counter<'agent' | 'strategy'>;
+  readonly limitationDetectSeconds: Histogram<'agent'>;
 }
 
 export interface MetricsOptions {
@@ -133,6 +137,32 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       help: 'Bytes read from upstream response bodies.',
       labelNames: [LABEL.system, LABEL.operation],
       buckets: [...BUCKETS.upstreamBytes],
+      registers,
+    }),
+    upstreamThrottleWait: new Histogram({
+      name: METRIC.upstreamThrottleWait,
+      help: 'Time a request waited for the shared upstream rate limiter (token bucket, Retry-After pauses).',
+      labelNames: [LABEL.system],
+      buckets: [...BUCKETS.seconds],
+      registers,
+    }),
+    limitationsDetected: new Counter({
+      name: METRIC.limitationsDetected,
+      help: 'Limitations detected before executing a plan, by kind.',
+      labelNames: [LABEL.agent, LABEL.kind],
+      registers,
+    }),
+    limitationStrategies: new Counter({
+      name: METRIC.limitationStrategies,
+      help: 'How detected limitations were handled (batched, progressive disclosure, sampled, fallback, throttled).',
+      labelNames: [LABEL.agent, LABEL.strategy],
+      registers,
+    }),
+    limitationDetectSeconds: new Histogram({
+      name: METRIC.limitationDetectSeconds,
+      help: 'CPU time of limitation detection per plan (count queries excluded).',
+      labelNames: [LABEL.agent],
+      buckets: [...BUCKETS.detectSeconds],
       registers,
     }),
   };

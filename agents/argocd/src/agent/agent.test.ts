@@ -6,7 +6,7 @@ import { createMetrics } from '@flotilla/metrics';
 import { generateArgoEstate, startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { ArgoCdClient } from '../client/argocd-client.js';
-import { UPSTREAM_DEFAULTS } from '../client/http.js';
+import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 import { connectArgoCdToolsInProcess } from '../server.js';
 import { createArgoCdAgent } from './agent.js';
 

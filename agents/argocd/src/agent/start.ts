@@ -11,7 +11,7 @@ import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/me
 import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { ArgoCdClient } from '../client/argocd-client.js';
-import { UPSTREAM_DEFAULTS } from '../client/http.js';
+import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 import { connectArgoCdToolsInProcess } from '../server.js';
 import { createArgoCdAgent } from './agent.js';
 import type { ArgoIntent } from './intents.js';

@@ -1,6 +1,6 @@
 import { FlotillaError, isFlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { UpstreamHttp, type UpstreamLimits } from './http.js';
+import { UpstreamHttp, type UpstreamLimits } from '@flotilla/upstream';
 import { Application, ApplicationListItem, ApplicationSet, Cluster, Project } from './schemas.js';
 
 /**

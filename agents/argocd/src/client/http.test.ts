@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { FlotillaError, silentLogger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
 import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
-import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamLimits } from './http.js';
+import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamLimits } from '@flotilla/upstream';
 import { ArgoCdClient } from './argocd-client.js';
 
 const TOKEN = 'sim-token-0123456789';

@@ -2,8 +2,9 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { FlotillaError, type Logger } from '@flotilla/core';
-import { JsonItemsSplitter } from './json-items.js';
 import type { FlotillaMetrics, UpstreamOutcome, UpstreamSystem } from '@flotilla/metrics';
+import { JsonItemsSplitter } from './json-items.js';
+import { parseRetryAfter, type TokenBucket } from './rate-limit.js';
 
 /** Limits of one upstream HTTP exchange; every one is enforced below. */
 export interface UpstreamLimits {
@@ -19,6 +20,10 @@ export interface UpstreamLimits {
   readonly maxConcurrent: number;
   /** Items a streamed list may hold. */
   readonly maxItems: number;
+  /** Extra attempts after a 429 (each waits for the upstream's Retry-After, or the backoff when it sends none). */
+  readonly rateLimitRetries: number;
+  /** Longest Retry-After honoured by waiting; a longer one fails at once, saying when to try again. */
+  readonly retryAfterMaxMs: number;
 }
 
 export const UPSTREAM_DEFAULTS: UpstreamLimits = {
@@ -30,6 +35,8 @@ export const UPSTREAM_DEFAULTS: UpstreamLimits = {
   backoffMs: 200,
   maxConcurrent: 4,
   maxItems: 200_000,
+  rateLimitRetries: 4,
+  retryAfterMaxMs: 10_000,
 };
 
 export interface UpstreamRequest<S extends z.ZodType> {
@@ -56,16 +63,27 @@ export interface UpstreamHttpOptions {
   readonly limits: UpstreamLimits;
   readonly metrics: FlotillaMetrics;
   readonly logger: Logger;
+  /** The upstream's shared rate limiter: every attempt takes a token; a 429's Retry-After pauses it. */
+  readonly rateLimiter?: TokenBucket | undefined;
   /** Injected for tests of retry timing; defaults to a real timer. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
 }
 
-/** The error an upstream's own error body carries, when it has one (grpc-gateway: `{error, code, message}`). */
+/**
+ * The error an upstream's own error body carries, when it has one: grpc-gateway's `{error, code, message}`,
+ * Django REST framework's `{detail}`, or its per-field errors `{"site": ["Select a valid choice..."]}`.
+ */
 function upstreamMessage(text: string): { message: string | undefined; grpcCode: number | undefined } {
   try {
-    const body = JSON.parse(text) as { message?: unknown; error?: unknown; code?: unknown };
-    const message = typeof body.message === 'string' ? body.message : body.error;
+    const body = JSON.parse(text) as Record<string, unknown>;
+    let message = typeof body.message === 'string' ? body.message : typeof body.detail === 'string' ? body.detail : body.error;
+    if (typeof message !== 'string') {
+      const fields = Object.entries(body)
+        .filter((entry): entry is [string, unknown[]] => Array.isArray(entry[1]))
+        .map(([field, problems]) => `${field}: ${problems.filter((p) => typeof p === 'string').join(' ')}`);
+      message = fields.length > 0 ? fields.join('; ') : undefined;
+    }
     return {
       message: typeof message === 'string' && message.length > 0 ? message.slice(0, 300) : undefined,
       grpcCode: typeof body.code === 'number' ? body.code : undefined,
@@ -87,6 +105,8 @@ class Attempt extends Error {
     readonly outcome: UpstreamOutcome,
     readonly retryable: boolean,
     readonly failure: FlotillaError,
+    /** What a 429 asked us to wait. */
+    readonly retryAfterMs?: number,
   ) {
     super(failure.message);
   }
@@ -202,14 +222,21 @@ export class UpstreamHttp {
     const { limits } = this.options;
     const pause = this.options.sleep ?? ((ms: number) => sleep(ms, undefined, { signal: request.signal }));
     const random = this.options.random ?? Math.random;
+    let throttled = 0;
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.once(request, reader());
       } catch (error) {
         if (!(error instanceof Attempt)) throw error;
-        if (!error.retryable || attempt >= limits.retries || request.signal?.aborted === true) throw error.failure;
-        const ceiling = limits.backoffMs * 2 ** Math.min(attempt, 3);
-        const wait = Math.round(ceiling / 2 + random() * (ceiling / 2));
+        const rateLimited = error.outcome === 'rate_limited';
+        if (rateLimited) throttled += 1;
+        const used = rateLimited ? throttled - 1 : attempt - throttled;
+        const allowed = rateLimited ? limits.rateLimitRetries : limits.retries;
+        if (!error.retryable || used >= allowed || request.signal?.aborted === true) throw error.failure;
+        const ceiling = limits.backoffMs * 2 ** Math.min(used, 3);
+        const jittered = Math.round(ceiling / 2 + random() * (ceiling / 2));
+        // A Retry-After already paused the shared limiter, which the next attempt waits on; without one, wait here.
+        const wait = error.retryAfterMs === undefined ? jittered : this.options.rateLimiter === undefined ? error.retryAfterMs + jittered : 0;
         this.options.logger.warn({ operation: request.operation, attempt: attempt + 1, waitMs: wait, err: error.message }, 'retrying upstream request');
         await pause(wait);
       }
@@ -219,20 +246,20 @@ export class UpstreamHttp {
   private async once<T>(request: Omit<UpstreamRequest<z.ZodType>, 'schema'>, reader: BodyReader<T>): Promise<T> {
     const { system, displayName, metrics, limits } = this.options;
     const labels = { system, operation: request.operation };
-    const started = performance.now();
     const url = new URL(request.path, this.options.baseUrl);
     if (request.query !== undefined) url.search = request.query.toString();
     const timeout = AbortSignal.timeout(limits.timeoutMs);
     const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
     let bytes = 0;
+    let started = performance.now();
     const finish = (outcome: UpstreamOutcome): void => {
       metrics.upstreamRequests.inc({ ...labels, outcome });
       metrics.upstreamDuration.observe(labels, (performance.now() - started) / 1000);
       metrics.upstreamResponseBytes.observe(labels, bytes);
     };
-    const fail = (outcome: UpstreamOutcome, retryable: boolean, failure: FlotillaError): Attempt => {
+    const fail = (outcome: UpstreamOutcome, retryable: boolean, failure: FlotillaError, retryAfterMs?: number): Attempt => {
       finish(outcome);
-      return new Attempt(outcome, retryable, failure);
+      return new Attempt(outcome, retryable, failure, retryAfterMs);
     };
     const timedOut = (cause: unknown): Attempt =>
       fail('timeout', true, new FlotillaError('upstream_timeout', `${displayName} did not answer within ${limits.timeoutMs} ms`, {
@@ -245,6 +272,13 @@ export class UpstreamHttp {
         cause,
       }));
 
+    const limiter = this.options.rateLimiter;
+    if (limiter !== undefined) {
+      // Waiting for our turn is not the upstream's latency: it is measured on its own.
+      const waited = await limiter.acquire(request.signal);
+      metrics.upstreamThrottleWait.observe({ system }, waited / 1000);
+    }
+    started = performance.now();
     let response: Response;
     try {
       response = await fetch(url, { headers: { accept: 'application/json', ...this.options.headers }, signal });
@@ -268,6 +302,7 @@ export class UpstreamHttp {
       const text = await readSmall(response, 64 * 1024);
       bytes = Buffer.byteLength(text);
       const parsed = upstreamMessage(text);
+      if (response.status === 429) throw this.throttled(parseRetryAfter(response.headers.get('retry-after')), fail);
       throw this.statusFailure(response.status, parsed.message ?? `HTTP ${response.status}`, parsed.grpcCode, fail);
     }
 
@@ -311,6 +346,19 @@ export class UpstreamHttp {
     }
   }
 
+  /** A 429: pause the shared limiter for Retry-After and retry, unless the upstream asks for a longer wait than we allow. */
+  private throttled(retryAfterMs: number | undefined, fail: (outcome: UpstreamOutcome, retryable: boolean, failure: FlotillaError, retryAfterMs?: number) => Attempt): Attempt {
+    const { displayName, limits } = this.options;
+    const seconds = retryAfterMs === undefined ? undefined : Math.max(1, Math.ceil(retryAfterMs / 1000));
+    const failure = new FlotillaError('rate_limited', `${displayName} is rate limiting us${seconds === undefined ? '' : ` (retry after ${seconds} s)`}`, {
+      remedy: `Wait ${seconds === undefined ? 'a little' : `${seconds} s`} and try again, or ask for less (a filter, a smaller scope).`,
+      details: seconds === undefined ? { status: 429 } : { status: 429, retry_after_seconds: seconds },
+    });
+    if (retryAfterMs !== undefined && retryAfterMs > limits.retryAfterMaxMs) return fail('rate_limited', false, failure, retryAfterMs);
+    if (retryAfterMs !== undefined) this.options.rateLimiter?.pauseFor(retryAfterMs);
+    return fail('rate_limited', true, failure, retryAfterMs);
+  }
+
   private statusFailure(
     status: number,
     detail: string,
@@ -327,12 +375,6 @@ export class UpstreamHttp {
     if (status === 404) {
       return fail('not_found', false, new FlotillaError('not_found', `${displayName}: ${detail}`, {
         remedy: 'Check the name: the list and search tools show exact names.',
-        details: { status },
-      }));
-    }
-    if (status === 429) {
-      return fail('client_error', true, new FlotillaError('rate_limited', `${displayName} is rate limiting us`, {
-        remedy: 'Wait a little and try again, or ask for less.',
         details: { status },
       }));
     }
