@@ -31,11 +31,12 @@ export function representativeSample<T>(items: readonly T[], size: number): T[] 
   return out;
 }
 
-const BASE_BATCH: Readonly<Record<string, number>> = { devices: 25, vlans: 50, cables: 20, default: 30 };
+/** The design note's base sizes; other kinds use 30. */
+const BASE_BATCH: Readonly<Record<string, number>> = { devices: 25, vlans: 50, cables: 20 };
 
 /** The design note's batch-size optimiser for progressive disclosure. */
 export function optimalBatchSize(itemKind: string, estimatedTotal: number): number {
-  const base = BASE_BATCH[itemKind] ?? (BASE_BATCH.default as number);
+  const base = BASE_BATCH[itemKind] ?? 30;
   if (estimatedTotal < 100) return Math.max(1, Math.min(base, estimatedTotal));
   if (estimatedTotal < 500) return base;
   return Math.floor(base * 1.5);
