@@ -8,7 +8,6 @@ export {
   SERVER_INFO,
   type ArgoCdToolName,
   type ArgoCdToolsetDeps,
-  type RunningMcpServer,
   type StartOptions,
 } from './server.js';
 export { APPLICATION_SECTIONS, RESOURCES_SHOWN_MAX, type ApplicationSection } from './tools/applications.js';

@@ -9,7 +9,8 @@ import { METRIC } from '@flotilla/metrics';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { generateArgoEstate, startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
 import { ARGOCD_MCP_SETTINGS } from './config.js';
-import { ARGOCD_TOOLS, startArgoCdMcpServer, type RunningMcpServer } from './server.js';
+import type { RunningMcpServer } from '@flotilla/bounded-tools';
+import { ARGOCD_TOOLS, startArgoCdMcpServer } from './server.js';
 
 const TOKEN = 'sim-token-0123456789';
 const SEED = 7;

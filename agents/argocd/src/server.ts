@@ -1,12 +1,8 @@
-import type { Server } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import { resolve } from 'node:path';
-import express from 'express';
-import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import { createBoundedTools, createFileResultStore, type ResultStore } from '@flotilla/bounded-tools';
-import { describeError, type Logger } from '@flotilla/core';
+import { McpServer } from '@modelcontextprotocol/server';
+import type { Client } from '@modelcontextprotocol/client';
+import { connectInProcess, createBoundedTools, createFileResultStore, serveMcpOverHttp, type ResultStore, type RunningMcpServer } from '@flotilla/bounded-tools';
+import type { Logger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { ArgoCdClient } from './client/argocd-client.js';
@@ -62,41 +58,14 @@ export function createArgoCdMcpServer(deps: ArgoCdToolsetDeps): McpServer {
  * An MCP client linked in memory to a fresh Argo CD MCP server: the tools in process, seen exactly as a remote
  * MCP client sees them (validation, budgets, isError results).
  */
-export async function connectArgoCdToolsInProcess(deps: ArgoCdToolsetDeps): Promise<{ readonly client: Client; close(): Promise<void> }> {
-  const server = createArgoCdMcpServer(deps);
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  const client = new Client({ name: 'flotilla-in-process', version: SERVER_INFO.version });
-  await client.connect(clientSide);
-  return {
-    client,
-    async close() {
-      await client.close();
-      await server.close();
-    },
-  };
-}
-
-export interface RunningMcpServer {
-  /** Base URL, e.g. http://127.0.0.1:8091 */
-  readonly url: string;
-  /** The MCP endpoint: `${url}/mcp`. */
-  readonly mcpUrl: string;
-  readonly metrics: FlotillaMetrics;
-  close(): Promise<void>;
+export function connectArgoCdToolsInProcess(deps: ArgoCdToolsetDeps): Promise<{ readonly client: Client; close(): Promise<void> }> {
+  return connectInProcess(createArgoCdMcpServer(deps), SERVER_INFO.version);
 }
 
 export interface StartOptions {
   readonly logger: Logger;
   /** Shared with other components in one process; a fresh registry with process metrics otherwise. */
   readonly metrics?: FlotillaMetrics;
-}
-
-function bearerMatches(header: string | undefined, token: string): boolean {
-  if (header === undefined || !header.startsWith('Bearer ')) return false;
-  const given = Buffer.from(header.slice('Bearer '.length));
-  const wanted = Buffer.from(token);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
 }
 
 /** The Argo CD MCP server over Streamable HTTP at /mcp, with /metrics, /healthz and /readyz beside it. */
@@ -125,58 +94,16 @@ export async function startArgoCdMcpServer(config: ArgoCdMcpConfig, options: Sta
     logger: logger.child({ component: 'argocd-client' }),
   });
   const deps: ArgoCdToolsetDeps = { client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }), budgetTokens: config.budgetTokens };
-  const handler = createMcpHandler(() => createArgoCdMcpServer(deps), {
-    onerror: (error) => logger.warn({ err: describeError(error) }, 'MCP request failed'),
-  });
-  const mcp = toNodeHandler(handler, { onerror: (error) => logger.error({ err: error }, 'MCP adapter failed') });
-
-  const app = express();
-  app.disable('x-powered-by');
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', (_req, res) => {
-    res.json({ status: 'ready', tools: ARGOCD_TOOLS.length });
-  });
-  app.get('/metrics', (_req, res, next) => {
-    metrics.registry
-      .metrics()
-      .then((text) => res.type(metrics.registry.contentType).send(text))
-      .catch(next);
-  });
-  app.all('/mcp', (req, res) => {
-    if (config.mcpToken !== undefined && !bearerMatches(req.headers.authorization, config.mcpToken)) {
-      res.status(401).set('www-authenticate', 'Bearer').json({ error: 'unauthorized', message: 'send Authorization: Bearer <the MCP token>' });
-      return;
-    }
-    mcp(req, res).catch((error: unknown) => {
-      logger.error({ err: error }, 'MCP request handling failed');
-      if (!res.headersSent) res.status(500).json({ error: 'internal', message: 'the request failed; the error was logged' });
-    });
-  });
-  app.use((_req, res) => {
-    res.status(404).json({ error: 'not_found', message: 'endpoints: POST /mcp, GET /metrics, /healthz, /readyz' });
-  });
-
-  const http = await new Promise<Server>((resolveListen, reject) => {
-    const server = app.listen(config.port, config.host, (error?: Error) => (error === undefined ? resolveListen(server) : reject(error)));
-  });
-  const address = http.address();
-  const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  logger.info({ url: `${url}/mcp`, argocd: config.argocdUrl, budgetTokens: config.budgetTokens }, 'Argo CD MCP server listening');
-  return {
-    url,
-    mcpUrl: `${url}/mcp`,
+  return serveMcpOverHttp({
+    name: 'Argo CD MCP server',
+    host: config.host,
+    port: config.port,
+    logger,
     metrics,
-    async close() {
-      await handler.close();
-      await new Promise<void>((done) => {
-        http.close(() => done());
-        http.closeIdleConnections();
-      });
-      await store.close();
-    },
-  };
+    createServer: () => createArgoCdMcpServer(deps),
+    tools: ARGOCD_TOOLS.length,
+    mcpToken: config.mcpToken,
+    onClose: () => store.close(),
+    describe: { argocd: config.argocdUrl, budgetTokens: config.budgetTokens },
+  });
 }

@@ -60,3 +60,4 @@ export {
 export { createMemoryResultStore } from './store/memory-store.js';
 export { createFileResultStore, type FileStoreOptions } from './store/file-store.js';
 export type { StoreOptions, StoreLimits } from './store/common.js';
+export { serveMcpOverHttp, connectInProcess, type RunningMcpServer, type McpHttpOptions } from './serve.js';
