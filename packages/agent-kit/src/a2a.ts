@@ -13,6 +13,8 @@ export type AnswerTurn = (question: string, contextId: string) => Promise<{
   readonly answer: string;
   readonly options: readonly string[];
   readonly metadata: Readonly<Record<string, string | number | boolean>>;
+  /** Structured data beside the text (limitation options for buttons): an A2A data part of the answer. */
+  readonly data?: Readonly<Record<string, unknown>> | undefined;
 }>;
 
 export interface AgentDescription {
@@ -39,6 +41,7 @@ export interface RunningA2AServer {
 }
 
 const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
+const data = (value: Readonly<Record<string, unknown>>): Part => ({ content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' });
 
 /**
  * The kit's AgentExecutor: a turn's progress as status updates, the answer as an artifact, the options and the
@@ -101,12 +104,13 @@ export class WorkflowExecutor implements AgentExecutor {
       .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
       .join(' ')
       .trim();
-    const finish = (answer: string, metadata: Record<string, unknown>, state: TaskState = TaskState.TASK_STATE_COMPLETED): void => {
+    const finish = (answer: string, metadata: Record<string, unknown>, state: TaskState = TaskState.TASK_STATE_COMPLETED, structured?: Readonly<Record<string, unknown>>): void => {
+      const parts = structured === undefined ? [text(answer)] : [text(answer), data(structured)];
       bus.publish(
         AgentEvent.artifactUpdate({
           taskId,
           contextId,
-          artifact: { artifactId: randomUUID(), name: 'answer', description: 'The answer', parts: [text(answer)], metadata, extensions: [] },
+          artifact: { artifactId: randomUUID(), name: 'answer', description: 'The answer', parts, metadata, extensions: [] },
           append: false,
           lastChunk: true,
           metadata: undefined,
@@ -129,7 +133,7 @@ export class WorkflowExecutor implements AgentExecutor {
         status(TaskState.TASK_STATE_CANCELED, 'Cancelled.');
         return;
       }
-      finish(turn.answer, { ...turn.metadata, options: [...turn.options] });
+      finish(turn.answer, { ...turn.metadata, options: [...turn.options] }, TaskState.TASK_STATE_COMPLETED, turn.data);
     } catch (error) {
       this.logger.error({ err: error, taskId }, 'turn failed');
       finish(`I could not answer that: ${describeError(error)}. Try again; if it keeps failing, the error is in the agent's logs.`, { error: 'internal' }, TaskState.TASK_STATE_FAILED);

@@ -22,6 +22,8 @@ export {
   type ToolCall,
   type ToolResult,
   type Limitation,
+  type Assessment,
+  type MemoryStore,
   type WorkflowError,
   type AgentModel,
   type AgentDomain,

@@ -1,6 +1,7 @@
 import { Annotation, END, MemorySaver, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { describeError, isFlotillaError } from '@flotilla/core';
 import type { TokenCounter } from '@flotilla/tokens';
+import type { DetectedLimitation, Handling } from '@flotilla/limitations';
 import { CONFIDENCE_THRESHOLD, type Classification, type Entities } from './rules.js';
 
 /** How a question is handled, as in the workflow design note. */
@@ -19,9 +20,19 @@ export interface ToolResult {
   readonly body: Readonly<Record<string, unknown>>;
 }
 
-export interface Limitation {
-  readonly kind: 'low_confidence' | 'unsupported';
-  readonly detail: string;
+/** Why a question took the limitation-aware path: the rules were unsure, or detection found a constraint. */
+export type Limitation = { readonly kind: 'low_confidence' | 'unsupported'; readonly detail: string } | DetectedLimitation;
+
+/** What detection before execution found, and the plan adjusted to the chosen handling. */
+export interface Assessment {
+  readonly limitations: readonly DetectedLimitation[];
+  readonly handling: Handling | undefined;
+  /** The plan to execute (batched, sampled or a first batch); empty when nothing fits (fallback). */
+  readonly plan: readonly ToolCall[];
+  /** Results of the count queries detection made (the answer may quote them). */
+  readonly probes: readonly ToolResult[];
+  /** CPU time of the detection itself, count queries excluded. */
+  readonly detectSeconds: number;
 }
 
 export interface WorkflowError {
@@ -42,6 +53,14 @@ export interface Answer<M> {
   readonly options: readonly string[];
   /** What the next turn of this conversation needs (e.g. the paged query to continue). */
   readonly memory: M | undefined;
+  /** Structured data for clients (limitation options as buttons); sent as an A2A data part. */
+  readonly data?: Readonly<Record<string, unknown>>;
+}
+
+/** Keeps a conversation's memory outside the process (files, Redis), so a restarted agent continues it. */
+export interface MemoryStore<M> {
+  load(contextId: string): Promise<M | undefined>;
+  save(contextId: string, memory: M | undefined): Promise<void>;
 }
 
 /** A domain agent's part: which tools answer an intent, and how results read as an answer. */
@@ -49,12 +68,26 @@ export interface AgentDomain<I extends string, M> {
   plan(classification: Classification<I>, memory: M | undefined): readonly ToolCall[];
   /** Calls that depend on what came back (e.g. the rest of a short list); asked at most FOLLOW_UP_ROUNDS times. */
   followUp?(classification: Classification<I>, results: readonly ToolResult[]): readonly ToolCall[];
+  /**
+   * Detection before execution: cheap count queries (through `callTool`) and the limitation handler's decision.
+   * Domains without it run their plans as they are.
+   */
+  assess?(input: {
+    readonly classification: Classification<I>;
+    readonly plan: readonly ToolCall[];
+    readonly memory: M | undefined;
+    readonly contextId: string;
+    readonly callTool: CallTool;
+  }): Promise<Assessment>;
   respond(input: {
     readonly question: string;
     readonly classification: Classification<I> | undefined;
     readonly results: readonly ToolResult[];
     readonly limitations: readonly Limitation[];
+    readonly handling: Handling | undefined;
+    readonly probes: readonly ToolResult[];
     readonly memory: M | undefined;
+    readonly contextId: string;
   }): Answer<M>;
 }
 
@@ -77,6 +110,8 @@ export interface WorkflowOptions<I extends string, M> {
   readonly counter: TokenCounter;
   /** Conversation checkpoints keyed by the A2A contextId; in memory by default. */
   readonly checkpointer?: BaseCheckpointSaver;
+  /** Memory kept outside the process too (restarts continue conversations); the checkpoint alone otherwise. */
+  readonly memoryStore?: MemoryStore<M> | undefined;
   readonly answerMaxTokens?: number;
 }
 
@@ -89,6 +124,10 @@ export interface TurnResult<I extends string> {
   readonly strategy: Strategy | undefined;
   readonly toolCalls: number;
   readonly error: WorkflowError | undefined;
+  readonly limitations: readonly Limitation[];
+  readonly handling: Handling | undefined;
+  readonly detectSeconds: number | undefined;
+  readonly data: Readonly<Record<string, unknown>> | undefined;
 }
 
 function toError(error: unknown): WorkflowError {
@@ -97,9 +136,11 @@ function toError(error: unknown): WorkflowError {
 }
 
 /**
- * The shared LangGraph workflow: classify_intent → (direct → execute_tools) | (complex → plan_coordination →
- * execute_tools) | (limitation_aware → handle_limitations) → generate_response. Errors in any node land in
- * `error` and become a clear answer. State is checkpointed per conversation (thread id = A2A contextId).
+ * The shared LangGraph workflow: classify_intent → (direct → detect_limitations) | (complex → plan_coordination →
+ * detect_limitations) | (limitation_aware → handle_limitations); detect_limitations → execute_tools, or
+ * handle_limitations when it found constraints; handle_limitations → execute_tools (batched, sampled, a first
+ * batch) or straight to generate_response (fallback, low confidence). Errors in any node land in `error` and
+ * become a clear answer. State is checkpointed per conversation (thread id = A2A contextId).
  */
 export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, M>) {
   const answerMax = options.answerMaxTokens ?? WORKFLOW_LIMITS.answerMaxTokens;
@@ -110,6 +151,11 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     plan: Annotation<readonly ToolCall[]>,
     toolResults: Annotation<readonly ToolResult[]>,
     limitations: Annotation<readonly Limitation[]>,
+    handling: Annotation<Handling | undefined>,
+    probes: Annotation<readonly ToolResult[]>,
+    detectSeconds: Annotation<number | undefined>,
+    contextId: Annotation<string>,
+    data: Annotation<Readonly<Record<string, unknown>> | undefined>,
     response: Annotation<string>,
     userOptions: Annotation<readonly string[]>,
     error: Annotation<WorkflowError | undefined>,
@@ -144,9 +190,28 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
       guarded((state) => ({ plan: state.classification === undefined ? [] : options.domain.plan(state.classification, state.memory) })),
     )
     .addNode(
+      'detect_limitations',
+      guarded(async (state) => {
+        const c = state.classification;
+        if (c === undefined) return {};
+        const plan = state.plan.length > 0 ? state.plan : options.domain.plan(c, state.memory);
+        if (options.domain.assess === undefined || plan.length === 0) return { plan };
+        const assessment = await options.domain.assess({ classification: c, plan, memory: state.memory, contextId: state.contextId, callTool: options.callTool });
+        return {
+          plan: assessment.plan,
+          limitations: assessment.limitations,
+          handling: assessment.handling,
+          probes: assessment.probes,
+          detectSeconds: assessment.detectSeconds,
+          // Detected constraints route the question to the limitation-aware path.
+          ...(assessment.limitations.length > 0 ? { strategy: 'limitation_aware' as const } : {}),
+        };
+      }),
+    )
+    .addNode(
       'execute_tools',
       guarded(async (state) => {
-        const plan = state.plan.length > 0 || state.classification === undefined ? state.plan : options.domain.plan(state.classification, state.memory);
+        const plan = state.plan;
         const calls = plan.slice(0, WORKFLOW_LIMITS.maxToolCalls);
         // Complex plans are independent reads: run them together. A single call is just awaited.
         const toolResults = await Promise.all(calls.map((call) => options.callTool(call)));
@@ -164,6 +229,9 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
       'handle_limitations',
       guarded((state) => {
         const c = state.classification;
+        // Detected limitations were handled by the assessment: its plan runs (batched, sampled, a first batch) or,
+        // when nothing fits, the answer explains the options.
+        if (state.limitations.length > 0) return { plan: state.handling?.fetch === 'none' ? [] : state.plan };
         const limitation: Limitation =
           c === undefined || c.confidence === 0
             ? { kind: 'unsupported', detail: 'no intent matched' }
@@ -182,14 +250,17 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
           classification: state.classification,
           results: state.toolResults,
           limitations: state.limitations,
+          handling: state.handling,
+          probes: state.probes,
           memory: state.memory,
+          contextId: state.contextId,
         });
         let text = answer.text;
         if (options.counter.count(text) > answerMax) {
           const note = '\n… (cut to the answer budget; ask for a narrower view or the next page)';
           text = options.counter.truncate(text, answerMax - options.counter.count(note)) + note;
         }
-        return { response: text, userOptions: [...answer.options], memory: answer.memory };
+        return { response: text, userOptions: [...answer.options], memory: answer.memory, data: answer.data };
       } catch (error) {
         const e = toError(error);
         return { response: `I could not answer that: ${e.message}.`, userOptions: [], error: e };
@@ -197,14 +268,22 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     })
     .addEdge(START, 'classify_intent')
     .addConditionalEdges('classify_intent', (state: S) => (state.error !== undefined ? 'failed' : (state.strategy ?? 'limitation_aware')), {
-      direct: 'execute_tools',
+      direct: 'detect_limitations',
       complex: 'plan_coordination',
       limitation_aware: 'handle_limitations',
       failed: 'generate_response',
     })
-    .addEdge('plan_coordination', 'execute_tools')
+    .addEdge('plan_coordination', 'detect_limitations')
+    .addConditionalEdges('detect_limitations', (state: S) => (state.error !== undefined ? 'failed' : state.limitations.length > 0 ? 'limited' : 'clear'), {
+      clear: 'execute_tools',
+      limited: 'handle_limitations',
+      failed: 'generate_response',
+    })
     .addEdge('execute_tools', 'generate_response')
-    .addEdge('handle_limitations', 'generate_response')
+    .addConditionalEdges('handle_limitations', (state: S) => (state.error === undefined && state.plan.length > 0 ? 'execute' : 'respond'), {
+      execute: 'execute_tools',
+      respond: 'generate_response',
+    })
     .addEdge('generate_response', END)
     .compile({ checkpointer: options.checkpointer ?? new MemorySaver() });
 
@@ -212,20 +291,28 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     graph,
     /** One turn of the conversation `contextId`; earlier turns' memory is restored from the checkpoint. */
     async ask(question: string, contextId: string, signal?: AbortSignal): Promise<TurnResult<I>> {
+      const stored = options.memoryStore === undefined ? {} : { memory: await options.memoryStore.load(contextId) };
       const state = await graph.invoke(
         {
           question,
+          contextId,
           classification: undefined,
           strategy: undefined,
           plan: [],
           toolResults: [],
           limitations: [],
+          handling: undefined,
+          probes: [],
+          detectSeconds: undefined,
+          data: undefined,
           response: '',
           userOptions: [],
           error: undefined,
+          ...stored,
         },
         { configurable: { thread_id: contextId }, signal },
       );
+      await options.memoryStore?.save(contextId, state.memory);
       return {
         answer: state.response,
         options: state.userOptions,
@@ -235,6 +322,10 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         strategy: state.strategy,
         toolCalls: state.toolResults.length,
         error: state.error,
+        limitations: state.limitations,
+        handling: state.handling,
+        detectSeconds: state.detectSeconds,
+        data: state.data,
       };
     },
   };

@@ -1,0 +1,222 @@
+import { z } from 'zod';
+import { FlotillaError, isFlotillaError, type Logger } from '@flotilla/core';
+import type { FlotillaMetrics } from '@flotilla/metrics';
+import { batches } from '@flotilla/limitations';
+import { TokenBucket, UpstreamHttp, type RateLimitSettings, type UpstreamLimits } from '@flotilla/upstream';
+import { AvailableIp, Cable, Device, Interface, IpAddress, Module, pageOf, Prefix, Site, Vlan } from './schemas.js';
+
+/** The NetBox models Flotilla reads, their API paths, item schemas and the fields it asks for (never more). */
+export const NETBOX_MODELS = {
+  sites: { path: 'dcim/sites', schema: Site, fields: ['id', 'name', 'slug', 'status', 'region', 'facility', 'time_zone', 'description', 'device_count', 'rack_count', 'prefix_count', 'vlan_count'] },
+  devices: { path: 'dcim/devices', schema: Device, fields: ['id', 'name', 'role', 'device_type', 'site', 'rack', 'position', 'status', 'platform', 'serial', 'primary_ip4', 'tags', 'interface_count', 'description'] },
+  interfaces: { path: 'dcim/interfaces', schema: Interface, fields: ['id', 'name', 'device', 'type', 'enabled', 'mgmt_only', 'mtu', 'mac_address', 'description', 'cable', 'mode', 'count_ipaddresses'] },
+  cables: { path: 'dcim/cables', schema: Cable, fields: ['id', 'label', 'type', 'status', 'length', 'length_unit', 'a_terminations', 'b_terminations'] },
+  modules: { path: 'dcim/modules', schema: Module, fields: ['id', 'device', 'module_bay', 'module_type', 'status', 'serial'] },
+  vlans: { path: 'ipam/vlans', schema: Vlan, fields: ['id', 'vid', 'name', 'site', 'group', 'status', 'role', 'description'] },
+  prefixes: { path: 'ipam/prefixes', schema: Prefix, fields: ['id', 'prefix', 'site', 'vlan', 'status', 'role', 'is_pool', 'description'] },
+  ip_addresses: { path: 'ipam/ip-addresses', schema: IpAddress, fields: ['id', 'address', 'status', 'role', 'dns_name', 'assigned_object', 'description'] },
+} as const;
+export type NetBoxModel = keyof typeof NETBOX_MODELS;
+export const NETBOX_MODEL_NAMES = Object.keys(NETBOX_MODELS) as NetBoxModel[];
+export type ItemOf<M extends NetBoxModel> = z.output<(typeof NETBOX_MODELS)[M]['schema']>;
+
+/** Query filters: a list value is sent as repeated parameters, which NetBox ORs. */
+export type Filters = Readonly<Record<string, string | number | boolean | readonly (string | number)[] | undefined>>;
+
+/** Limits of the client's own walking; every one is enforced below. */
+export interface WalkLimits {
+  /** Upstream requests one walk may make. */
+  readonly maxCalls: number;
+  /** Items one walk may collect. */
+  readonly maxItems: number;
+  /** Parent ids in one repeated-id request (URL length: gunicorn's request line is 4 KiB by default). */
+  readonly idsPerBatch: number;
+}
+
+export const NETBOX_DEFAULTS = {
+  /** NetBox's MAX_PAGE_SIZE default: the largest page a walk asks for. */
+  maxPageSize: 1_000,
+  walk: { maxCalls: 40, maxItems: 50_000, idsPerBatch: 100 } satisfies WalkLimits,
+  upstream: {
+    // A page is at most maxPageSize items of the fields asked for: a few hundred KiB. The cap stops anything else.
+    maxBodyBytes: 32 * 1024 * 1024,
+    timeoutMs: 15_000,
+    retries: 2,
+    backoffMs: 200,
+    maxConcurrent: 4,
+    maxItems: 200_000,
+    rateLimitRetries: 4,
+    retryAfterMaxMs: 10_000,
+  } satisfies UpstreamLimits,
+  rateLimit: { ratePerSecond: 20, burst: 40, maxWaitMs: 30_000, maxWaiting: 1_000 } satisfies RateLimitSettings,
+} as const;
+
+export interface WalkResult<T> {
+  readonly items: T[];
+  /** What NetBox said the whole (filtered) set holds; for id batches, the sum over batches. */
+  readonly count: number;
+  readonly calls: number;
+  /** Set when the walk stopped before the end (budget, item cap, rate limit): the items are a prefix. */
+  readonly stoppedEarly?: FlotillaError;
+}
+
+export interface NetBoxClientOptions {
+  readonly baseUrl: string;
+  readonly token: string;
+  readonly limits?: UpstreamLimits;
+  /** The shared rate limiter's settings; `false` turns it off. */
+  readonly rateLimit?: RateLimitSettings | false;
+  readonly maxPageSize?: number;
+  readonly metrics: FlotillaMetrics;
+  readonly logger: Logger;
+}
+
+function query(filters: Filters): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(filters)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value as readonly (string | number)[]) params.append(key, String(v));
+    else params.set(key, String(value));
+  }
+  return params;
+}
+
+/**
+ * The NetBox REST calls Flotilla makes. Every list asks for the fields its tool reads (`fields=`, which also
+ * drops `config_context`), pages at most as far as the request needs, and goes through one rate limiter shared by
+ * every request of the process (token bucket; a 429's Retry-After pauses it).
+ */
+export class NetBoxClient {
+  private readonly http: UpstreamHttp;
+  readonly limiter: TokenBucket | undefined;
+  readonly maxPageSize: number;
+
+  constructor(options: NetBoxClientOptions) {
+    this.maxPageSize = options.maxPageSize ?? NETBOX_DEFAULTS.maxPageSize;
+    this.limiter = options.rateLimit === false ? undefined : new TokenBucket({ displayName: 'NetBox', ...(options.rateLimit ?? NETBOX_DEFAULTS.rateLimit) });
+    this.http = new UpstreamHttp({
+      system: 'netbox',
+      displayName: 'NetBox',
+      baseUrl: options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`,
+      headers: { authorization: `Token ${options.token}` },
+      limits: options.limits ?? NETBOX_DEFAULTS.upstream,
+      metrics: options.metrics,
+      logger: options.logger,
+      rateLimiter: this.limiter,
+    });
+  }
+
+  /** One page: `limit` items from `offset` (limit <= maxPageSize), and the total. One request. */
+  async page<M extends NetBoxModel>(model: M, filters: Filters, page: { limit: number; offset: number }, signal?: AbortSignal): Promise<{ count: number; results: ItemOf<M>[] }> {
+    const spec = NETBOX_MODELS[model];
+    const params = query({ ...filters, limit: Math.min(page.limit, this.maxPageSize), offset: page.offset, fields: spec.fields.join(',') });
+    const body = await this.http.getJson({ operation: `list_${model}`, path: `api/${spec.path}/`, query: params, schema: pageOf(spec.schema), signal });
+    return { count: body.count, results: body.results as ItemOf<M>[] };
+  }
+
+  /** How many objects match: `limit=1&brief=1`, the cheapest request NetBox answers with a count. */
+  async count(model: NetBoxModel, filters: Filters, signal?: AbortSignal): Promise<number> {
+    const spec = NETBOX_MODELS[model];
+    const params = query({ ...filters, limit: 1, brief: 1 });
+    const body = await this.http.getJson({ operation: `count_${model}`, path: `api/${spec.path}/`, query: params, schema: pageOf(NETBOX_MODELS[model].schema.partial().loose()), signal });
+    return body.count;
+  }
+
+  async get<M extends NetBoxModel>(model: M, id: number, signal?: AbortSignal): Promise<ItemOf<M>> {
+    const spec = NETBOX_MODELS[model];
+    return (await this.http.getJson({
+      operation: `get_${model}`,
+      path: `api/${spec.path}/${id}/`,
+      query: query({ fields: spec.fields.join(',') }),
+      schema: spec.schema,
+      signal,
+    })) as ItemOf<M>;
+  }
+
+  /** The first object matching `filters` (e.g. a device by name), or a not_found error naming what was asked. */
+  async findOne<M extends NetBoxModel>(model: M, filters: Filters, what: string, signal?: AbortSignal): Promise<ItemOf<M>> {
+    const { results } = await this.page(model, filters, { limit: 1, offset: 0 }, signal);
+    const found = results[0];
+    if (found === undefined) {
+      throw new FlotillaError('not_found', `NetBox has no ${what}`, { remedy: 'Check the name: search_netbox finds objects by part of their name.' });
+    }
+    return found;
+  }
+
+  /**
+   * Every object matching `filters`, walking maxPageSize pages until the end or a bound: at most `maxCalls`
+   * requests and `maxItems` items. A rate limit or the bound ends the walk early with what was read so far.
+   */
+  async walk<M extends NetBoxModel>(model: M, filters: Filters, limits: WalkLimits, signal?: AbortSignal): Promise<WalkResult<ItemOf<M>>> {
+    const items: ItemOf<M>[] = [];
+    let count = 0;
+    let calls = 0;
+    for (let offset = 0; ; offset += this.maxPageSize) {
+      if (calls >= limits.maxCalls) return { items, count, calls, stoppedEarly: budgetError(calls, items.length, count) };
+      let page: { count: number; results: ItemOf<M>[] };
+      try {
+        page = await this.page(model, filters, { limit: this.maxPageSize, offset }, signal);
+      } catch (error) {
+        // Nothing read yet: the caller gets the error itself. Partway: keep what was read and say why it stopped.
+        if (calls === 0 || !isFlotillaError(error) || !['rate_limited', 'upstream_timeout', 'upstream_unavailable'].includes(error.code)) throw error;
+        return { items, count, calls, stoppedEarly: error };
+      }
+      calls += 1;
+      count = page.count;
+      if (count > limits.maxItems && calls === 1) {
+        throw new FlotillaError('payload_too_large', `${count.toLocaleString('en-US')} ${model} match; one answer reads at most ${limits.maxItems.toLocaleString('en-US')}`, {
+          remedy: 'Narrow it: a site, a role, a status or a device.',
+          details: { count, max_items: limits.maxItems },
+        });
+      }
+      items.push(...page.results);
+      if (page.results.length < this.maxPageSize || items.length >= count) return { items, count, calls };
+    }
+  }
+
+  /**
+   * The N+1 remedy: children of many parents (interfaces of 200 devices) read with repeated-id filters
+   * (`device_id=1&device_id=2...`, which NetBox ORs), `idsPerBatch` parents a request, each batch paged. About
+   * parents / idsPerBatch + pages requests instead of one per parent, and exact.
+   */
+  async walkByIds<M extends NetBoxModel>(model: M, idParam: string, ids: readonly number[], filters: Filters, limits: WalkLimits, signal?: AbortSignal): Promise<WalkResult<ItemOf<M>>> {
+    const items: ItemOf<M>[] = [];
+    let count = 0;
+    let calls = 0;
+    for (const batch of batches(ids, limits.idsPerBatch)) {
+      const left: WalkLimits = { ...limits, maxCalls: limits.maxCalls - calls, maxItems: limits.maxItems - items.length };
+      if (left.maxCalls <= 0) return { items, count, calls, stoppedEarly: budgetError(calls, items.length, count) };
+      let part: WalkResult<ItemOf<M>>;
+      try {
+        part = await this.walk(model, { ...filters, [idParam]: batch }, left, signal);
+      } catch (error) {
+        if (calls === 0 || !isFlotillaError(error)) throw error;
+        return { items, count, calls, stoppedEarly: error };
+      }
+      items.push(...part.items);
+      count += part.count;
+      calls += part.calls;
+      if (part.stoppedEarly !== undefined) return { items, count, calls, stoppedEarly: part.stoppedEarly };
+    }
+    return { items, count, calls };
+  }
+
+  /** Free addresses of a prefix, lowest first (NetBox's available-ips), at most `limit`. */
+  availableIps(prefixId: number, limit: number, signal?: AbortSignal): Promise<AvailableIp[]> {
+    // A plain array, at most `limit` long: small enough to parse whole.
+    return this.http.getJson({
+      operation: 'available_ips',
+      path: `api/ipam/prefixes/${prefixId}/available-ips/`,
+      query: query({ limit: Math.min(limit, this.maxPageSize) }),
+      schema: z.array(AvailableIp).max(this.maxPageSize),
+      signal,
+    });
+  }
+}
+
+function budgetError(calls: number, read: number, count: number): FlotillaError {
+  return new FlotillaError('payload_too_large', `stopped after ${calls} NetBox requests with ${read.toLocaleString('en-US')} of ${count.toLocaleString('en-US')} items read`, {
+    remedy: 'Narrow the question (a role, a status, fewer devices), or ask for a quick look (a sample).',
+    details: { calls, read, count },
+  });
+}
