@@ -1,1 +1,26 @@
-export {};
+export {
+  NetBoxClient,
+  NETBOX_MODELS,
+  NETBOX_MODEL_NAMES,
+  NETBOX_DEFAULTS,
+  type NetBoxModel,
+  type Filters,
+  type WalkLimits,
+  type WalkResult,
+  type NetBoxClientOptions,
+} from './client/netbox-client.js';
+export { NETBOX_MCP_SETTINGS, NETBOX_UPSTREAM_SETTINGS, type NetBoxMcpConfig, type NetBoxUpstreamConfig } from './config.js';
+export { createNetBoxMcpServer, connectNetBoxToolsInProcess, startNetBoxMcpServer, netBoxClientFrom, SERVER_INFO, type NetBoxToolsetDeps } from './server.js';
+export { NETBOX_TOOLS, MAX_IDS, type NetBoxToolName } from './tools/tools.js';
+export { createNetBoxAgent, sessionMemory, type NetBoxAgentOptions } from './agent/agent.js';
+export { createNetBoxDomain, PRESENTATION, ITEM_TOKENS, type NetBoxDomainOptions } from './agent/domain.js';
+export { createNetBoxClassifier, NETBOX_INTENTS, type NetBoxIntent } from './agent/intents.js';
+export {
+  startNetBoxAgent,
+  NETBOX_AGENT_SETTINGS,
+  NETBOX_AGENT_CARD,
+  SKILL_OF_NETBOX_INTENT,
+  recordTurn,
+  type NetBoxAgentConfig,
+  type RunningNetBoxAgent,
+} from './agent/start.js';

@@ -34,3 +34,4 @@ export {
 } from './workflow.js';
 export { mcpToolCaller } from './mcp.js';
 export { startA2AServer, WorkflowExecutor, type A2AServerOptions, type RunningA2AServer, type AgentDescription, type AnswerTurn } from './a2a.js';
+export { markdownTable, countLines, toolErrorText } from './present.js';

@@ -22,6 +22,8 @@ export const ProgressiveSessionSchema = z.strictObject({
   total: z.number().int().min(0),
   /** A stored result the batches are read from (no upstream call per batch), when the tool stored one. */
   resultId: z.string().max(64).optional(),
+  /** The query that produced the stored result (to widen, narrow or re-run it). */
+  source: z.strictObject({ tool: z.string().min(1).max(64), args: z.record(z.string(), z.json()) }).optional(),
   createdAt: z.number().int(),
   expiresAt: z.number().int(),
 });

@@ -1,4 +1,4 @@
-import type { AgentDomain, Answer, Classification, Entities, ToolCall, ToolResult } from '@flotilla/agent-kit';
+import { countLines, markdownTable, toolErrorText, type AgentDomain, type Answer, type Classification, type Entities, type ToolCall, type ToolResult } from '@flotilla/agent-kit';
 import type { ArgoIntent } from './intents.js';
 
 /** Presentation rules of the design note, applied by code. */
@@ -60,9 +60,10 @@ function shortCluster(value: string): string {
 }
 
 function table(rows: readonly Record<string, unknown>[], columns: readonly string[]): string {
-  const text = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
-  const cell = (v: unknown, column: string): string => (column === 'cluster' ? shortCluster(text(v)) : text(v)).replace(/\|/g, '/');
-  return [`| ${columns.join(' | ')} |`, `|${columns.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${columns.map((c) => cell(r[c], c)).join(' | ')} |`)].join('\n');
+  return markdownTable(rows, columns, (v, column) => {
+    const text = v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+    return column === 'cluster' ? shortCluster(text) : text;
+  });
 }
 
 const COLUMNS: Readonly<Record<ListTool, readonly string[]>> = {
@@ -73,17 +74,9 @@ const COLUMNS: Readonly<Record<ListTool, readonly string[]>> = {
   list_clusters: ['name', 'server', 'version', 'connection', 'applications'],
 };
 
-function summary(counts: unknown): string {
-  if (counts === null || typeof counts !== 'object') return '';
-  const lines = Object.entries(counts as Record<string, Record<string, number>>)
-    .slice(0, 3)
-    .map(([dimension, values]) => `${dimension.replace(/^by_/, 'by ')}: ${Object.entries(values).map(([k, n]) => `${k} ${n}`).join(', ')}`);
-  return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
-}
+const summary = (counts: unknown): string => countLines(counts);
 
-function errorText(result: ToolResult): string {
-  return `${typeof result.body.message === 'string' ? result.body.message : 'the tool failed'}${typeof result.body.remedy === 'string' ? ` ${result.body.remedy}` : ''}`;
-}
+const errorText = (result: ToolResult): string => toolErrorText(result.body);
 
 /** A list answer: whole when 50 or fewer, else "Page p of N (X items)", a summary, 20 rows and how to go on. */
 function listAnswer(tool: ListTool, args: Args, results: readonly ToolResult[], what: string): Answer<ArgoMemory> {

@@ -334,7 +334,7 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
     run: async (args, ctx) => {
       const pages = await Promise.all(args.types.map(async (model) => ({ model, page: await client.page(model, { q: args.query }, { limit: args.per_type, offset: 0 }, ctx.signal) })));
       const totals = Object.fromEntries(pages.map(({ model, page }) => [model, page.count]));
-      const matches = pages.flatMap(({ model, page }) => page.results.map((item) => ({ type: model, ...rowOf(model, item) })));
+      const matches = pages.flatMap(({ model, page }) => page.results.map((item) => ({ ...rowOf(model, item), object: model })));
       const total = pages.reduce((sum, { page }) => sum + page.count, 0);
       return {
         kind: 'object',

@@ -13,10 +13,16 @@ export const ASK_SETTINGS = {
 } as const;
 
 /** Sends one question through the official A2A client and streams progress and the answer to `out`. */
-export async function askAgent(agentUrl: string, question: string, contextId: string, out: Output): Promise<{ answer: string; metadata: Record<string, unknown> }> {
+export async function askAgent(
+  agentUrl: string,
+  question: string,
+  contextId: string,
+  out: Output,
+): Promise<{ answer: string; metadata: Record<string, unknown>; data: Record<string, unknown> | undefined }> {
   const client = await new ClientFactory().createFromUrl(agentUrl);
   let answer = '';
   let metadata: Record<string, unknown> = {};
+  let data: Record<string, unknown> | undefined;
   const stream = client.sendMessageStream({
     tenant: '',
     message: {
@@ -38,12 +44,14 @@ export async function askAgent(agentUrl: string, question: string, contextId: st
       const note = payload.value.status?.message?.parts[0]?.content;
       if (note?.$case === 'text') out.write(`  … ${note.value}\n`);
     } else if (payload?.$case === 'artifactUpdate') {
-      const part = payload.value.artifact?.parts[0]?.content;
-      if (part?.$case === 'text') answer = part.value;
-      metadata = (payload.value.artifact?.metadata ?? {});
+      for (const part of payload.value.artifact?.parts ?? []) {
+        if (part.content?.$case === 'text') answer = part.content.value;
+        else if (part.content?.$case === 'data') data = part.content.value as Record<string, unknown>;
+      }
+      metadata = payload.value.artifact?.metadata ?? {};
     }
   }
-  return { answer, metadata };
+  return { answer, metadata, data };
 }
 
 export const askCommand = defineCommand({

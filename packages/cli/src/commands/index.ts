@@ -3,7 +3,17 @@ import { agentArgoCdCommand } from './agent-argocd.js';
 import { askCommand } from './ask.js';
 import { demoCommand } from './demo.js';
 import { mcpArgoCdCommand } from './mcp-argocd.js';
+import { agentNetBoxCommand, mcpNetBoxCommand, simNetBoxCommand } from './netbox.js';
 import { simArgoCdCommand } from './sim-argocd.js';
 
 /** Every `flotilla` command, in the order `--help` lists them. */
-export const COMMANDS: readonly Command[] = [demoCommand, agentArgoCdCommand, askCommand, simArgoCdCommand, mcpArgoCdCommand];
+export const COMMANDS: readonly Command[] = [
+  demoCommand,
+  agentArgoCdCommand,
+  agentNetBoxCommand,
+  askCommand,
+  simArgoCdCommand,
+  simNetBoxCommand,
+  mcpArgoCdCommand,
+  mcpNetBoxCommand,
+];

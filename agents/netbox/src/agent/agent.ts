@@ -1,0 +1,39 @@
+import type { Client } from '@modelcontextprotocol/client';
+import type { BaseCheckpointSaver } from '@langchain/langgraph';
+import { createWorkflow, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
+import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
+import type { TokenCounter } from '@flotilla/tokens';
+import { createNetBoxDomain } from './domain.js';
+import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
+
+export interface NetBoxAgentOptions {
+  /** An MCP client connected to the NetBox MCP server (in memory or over HTTP). */
+  readonly mcp: Client;
+  readonly counter: TokenCounter;
+  readonly model?: AgentModel<NetBoxIntent>;
+  readonly checkpointer?: BaseCheckpointSaver;
+  /** Progressive sessions kept here too (files: a restarted agent continues "next batch"). */
+  readonly sessions?: SessionStore;
+  /** The shared rate limiter's state, when the tools run in this process. */
+  readonly rate?: () => RateState | undefined;
+}
+
+/** A session store as the workflow's memory store: the conversation's progressive session is its memory. */
+export function sessionMemory(sessions: SessionStore): MemoryStore<ProgressiveSession> {
+  return {
+    load: (contextId) => sessions.get(contextId),
+    save: (contextId, memory) => (memory === undefined ? sessions.delete(contextId) : sessions.put({ ...memory, contextId })),
+  };
+}
+
+/** The NetBox agent: the kit's workflow with the NetBox intents, limitation handling and presentation rules. */
+export function createNetBoxAgent(options: NetBoxAgentOptions) {
+  return createWorkflow({
+    model: options.model ?? rulesModel(createNetBoxClassifier()),
+    domain: createNetBoxDomain({ rate: options.rate }),
+    callTool: mcpToolCaller(options.mcp),
+    counter: options.counter,
+    checkpointer: options.checkpointer,
+    memoryStore: options.sessions === undefined ? undefined : sessionMemory(options.sessions),
+  });
+}

@@ -1,0 +1,227 @@
+import { createRulesClassifier, type EntityExtractor, type IntentRule, type RulesClassifier } from '@flotilla/agent-kit';
+
+/** What the NetBox agent can be asked. */
+export const NETBOX_INTENTS = [
+  'list_sites',
+  'list_devices',
+  'device_details',
+  'site_interfaces',
+  'device_interfaces',
+  'list_cables',
+  'list_vlans',
+  'list_prefixes',
+  'prefix_free',
+  'prefix_used',
+  'search',
+  'next_page',
+  'refine',
+  'summary',
+  'help',
+  'unknown',
+] as const;
+export type NetBoxIntent = (typeof NETBOX_INTENTS)[number];
+
+/** Device role words as people say them, to NetBox role slugs. */
+const ROLE_WORDS: readonly (readonly [RegExp, string])[] = [
+  [/\bconsole[ -]servers?\b/, 'console-server'],
+  [/\b(switch|switches)\b/, 'switch'],
+  [/\b(routers?)\b/, 'router'],
+  [/\b(firewalls?|fws?)\b/, 'firewall'],
+  [/\b(servers?|hosts?)\b/, 'server'],
+  [/\b(pdus?|power strips?)\b/, 'pdu'],
+];
+const STATUS_WORDS = ['active', 'offline', 'planned', 'failed', 'staged', 'decommissioning', 'inventory'] as const;
+
+const first = (text: string, patterns: readonly RegExp[]): string | undefined => {
+  for (const pattern of patterns) {
+    const value = pattern.exec(text)?.[1];
+    if (value !== undefined) return value;
+  }
+  return undefined;
+};
+
+/** A device name: two or more hyphens (ams1-sw-001, fra1-rtr-01). */
+const DEVICE = /(?<![\w./-])([a-z0-9]+(?:-[a-z0-9]+){2,})(?![\w./-])/;
+/** A site slug on its own: three or four letters and a number (ams1, fra2), not part of a device name. */
+const SITE = /(?<![\w./-])([a-z]{2,4}\d{1,2})(?![\w./-])/;
+const CIDR = /(?<![\w.:])((?:\d{1,3}\.){3}\d{1,3}\/\d{1,2}|[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\/\d{1,3})(?![\w.:])/;
+
+const entities: readonly EntityExtractor[] = [
+  { name: 'site', extract: (_q, t) => first(t.replace(new RegExp(DEVICE.source, 'g'), ' '), [SITE]) },
+  { name: 'device', extract: (_q, t) => first(t, [DEVICE]) },
+  {
+    name: 'role',
+    extract: (_q, t) => {
+      for (const [pattern, slug] of ROLE_WORDS) if (pattern.test(t)) return slug;
+      return undefined;
+    },
+  },
+  { name: 'status', extract: (_q, t) => STATUS_WORDS.find((s) => new RegExp(`\\b${s}\\b`).test(t)) },
+  { name: 'tag', extract: (_q, t) => first(t, [/\btagged (?:with )?["']?([\w-]+)/, /\bwith (?:the )?tag ["']?([\w-]+)/, /\btag ["']?([\w-]+)/]) },
+  { name: 'prefix', extract: (_q, t) => first(t, [CIDR]) },
+  { name: 'vid', extract: (_q, t) => first(t, [/\bvlan (?:id )?(\d{1,4})\b/, /\bvid (\d{1,4})\b/]) },
+  {
+    name: 'query',
+    extract: (_q, t) =>
+      first(t, [/(?:find|search(?: for)?|look(?:ing)? (?:for|up)|where(?: is|'s)(?: the)?|anything (?:about|on|named|called))\s+["']?([\w./:@-]{2,})/])?.replace(/^(the|a|an|device|site)$/, ''),
+  },
+  { name: 'quick', extract: (_q, t) => (/\b(quick look|quick|sample|sampled|glance|rough idea|spot check)\b/.test(t) ? 'yes' : undefined) },
+  { name: 'all', extract: (_q, t) => (/\b(all of them|get all|full analysis|everything|exact|the rest)\b/.test(t) ? 'yes' : undefined) },
+  {
+    name: 'state',
+    extract: (_q, t) => {
+      if (/\b(uncabled|unconnected|not cabled|not connected|without (a )?cables?)\b/.test(t)) return 'cabled=false';
+      if (/\b(cabled|connected)\b/.test(t)) return 'cabled=true';
+      if (/\b(disabled|shut ?down|admin down)\b/.test(t)) return 'enabled=false';
+      if (/\b(enabled)\b/.test(t)) return 'enabled=true';
+      return undefined;
+    },
+  },
+  {
+    name: 'page',
+    extract: (_q, t) => {
+      if (/\b(previous|prev|back)\b/.test(t)) return 'previous';
+      const n = /\b(?:page|batch) (\d{1,5})\b/.exec(t)?.[1];
+      return n ?? (/\b(next|more|continue|keep going)\b/.test(t) ? 'next' : undefined);
+    },
+  },
+];
+
+const LISTY = String.raw`\b(list|show|which|what|get|give|display|all|every|how many|count|any)\b`;
+const INTERFACES = String.raw`\b(interfaces?|ports?|nics?)\b`;
+
+const rules: readonly IntentRule<NetBoxIntent>[] = [
+  {
+    intent: 'next_page',
+    complexity: 'simple',
+    patterns: [
+      { pattern: /^(next|more|continue|keep going|go on|previous|prev|back)\b/, weight: 0.95 },
+      { pattern: /^(show |give me )?(the )?(next|more|previous)( page| batch| ones| results| \d+)?[.!?]?$/, weight: 0.95 },
+      { pattern: /^(show |go to )?(page|batch) \d+/, weight: 0.95 },
+    ],
+  },
+  {
+    intent: 'summary',
+    complexity: 'simple',
+    patterns: [
+      { pattern: /^(a |the |just (a |the )?)?summary\b/, weight: 0.93 },
+      { pattern: /\b(summary|summarise|summarize|overview|totals?) (instead|only|please)\b/, weight: 0.93 },
+      { pattern: /^(just )?(the )?(counts|totals|numbers)\b/, weight: 0.9 },
+    ],
+  },
+  {
+    intent: 'refine',
+    complexity: 'simple',
+    patterns: [
+      { pattern: /^(only|just) (the |those |ones )?/, weight: 0.9 },
+      { pattern: /^(filter|narrow)( (it|that|them|those))? (to|by|on|down)\b/, weight: 0.9 },
+      { pattern: /^(and|now) (only|just)\b/, weight: 0.9 },
+      { pattern: /^(get|show|give me|read|fetch) (me )?(all|every(thing)?)( of)?( them| it| the devices)?[.!]?$|^all of them\b|\bfull analysis\b/, weight: 0.9 },
+    ],
+    unless: [/\bquick look\b/],
+  },
+  {
+    intent: 'help',
+    complexity: 'simple',
+    patterns: [
+      { pattern: /^(help|\?)$/, weight: 0.95 },
+      { pattern: /what can you (do|tell)|how (do|can) i (use|ask)|what do you (know|support)/, weight: 0.92 },
+    ],
+  },
+  {
+    intent: 'prefix_free',
+    complexity: 'simple',
+    patterns: [
+      { pattern: /\b(free|available|unused|spare|unallocated)\b.*\b(ips?|addresses|space)\b/, weight: 0.92 },
+      { pattern: /\b(utili[sz]ation|usage|how full)\b/, weight: 0.9 },
+    ],
+    requires: ['prefix'],
+  },
+  {
+    intent: 'prefix_used',
+    complexity: 'simple',
+    patterns: [
+      { pattern: /\b(used|assigned|taken|allocated|in use)\b.*\b(ips?|addresses)\b/, weight: 0.92 },
+      { pattern: /\b(ips?|ip addresses|addresses)\b.*\b(in|of|inside) (prefix )?(\d{1,3}\.){3}\d{1,3}\//, weight: 0.88 },
+    ],
+    requires: ['prefix'],
+  },
+  {
+    intent: 'site_interfaces',
+    complexity: 'complex',
+    patterns: [
+      { pattern: new RegExp(`${INTERFACES}.*\\b(every|all|each)\\b.*\\b(devices?|switch|switches|routers?|firewalls?|servers?|pdus?)\\b`), weight: 0.93 },
+      { pattern: new RegExp(`\\b(every|all|each)\\b.*\\b(devices?|switch|switches|routers?|firewalls?|servers?)\\b.*${INTERFACES}`), weight: 0.93 },
+      { pattern: new RegExp(`${INTERFACES}\\b.*\\b(in|at|of|for) (site )?[a-z]{2,4}\\d{1,2}\\b`), weight: 0.88 },
+    ],
+    unless: [DEVICE],
+    requires: ['site'],
+  },
+  {
+    intent: 'device_interfaces',
+    complexity: 'simple',
+    patterns: [{ pattern: new RegExp(`${INTERFACES}\\b.*\\b(of|on|for)\\b`), weight: 0.9 }, { pattern: new RegExp(`^${INTERFACES}`), weight: 0.88 }],
+    unless: [/\b(ips?|addresses)\b/],
+    requires: ['device'],
+  },
+  {
+    intent: 'device_details',
+    complexity: 'complex',
+    patterns: [
+      { pattern: /\b(status|details?|describe|info(rmation)?|tell me about|show( me)?( the)?( device)?|inspect|what is)\b/, weight: 0.86 },
+      { pattern: /\b(ips?|addresses)\b.*\b(of|on|for)\b/, weight: 0.9 },
+      { pattern: /^(device )?[a-z0-9]+(-[a-z0-9]+){2,}[?]?$/, weight: 0.88 },
+    ],
+    requires: ['device'],
+  },
+  {
+    intent: 'list_cables',
+    complexity: 'simple',
+    patterns: [{ pattern: /\b(cables?|cabling|connections|patch(es)?|links)\b/, weight: 0.9 }],
+  },
+  {
+    intent: 'list_vlans',
+    complexity: 'simple',
+    patterns: [{ pattern: /\bvlans?\b/, weight: 0.9 }],
+  },
+  {
+    intent: 'list_prefixes',
+    complexity: 'simple',
+    patterns: [{ pattern: /\b(prefix(es)?|subnets?|networks)\b/, weight: 0.88 }],
+  },
+  {
+    intent: 'list_sites',
+    complexity: 'simple',
+    patterns: [
+      { pattern: new RegExp(`${LISTY}.*\\b(sites|data ?cent(er|re)s|locations|pops)\\b`), weight: 0.9 },
+      { pattern: /^(sites|data ?cent(er|re)s)\b/, weight: 0.9 },
+    ],
+    unless: [/\b(devices?|switch|switches|routers?|firewalls?|servers?|interfaces?|vlans?|cables?|prefix(es)?)\b/],
+  },
+  {
+    intent: 'list_devices',
+    complexity: 'simple',
+    patterns: [
+      { pattern: new RegExp(`${LISTY}.*\\b(devices?|switch|switches|routers?|firewalls?|servers?|pdus?|console servers?|boxes|hardware|equipment)\\b`), weight: 0.9 },
+      { pattern: /^(devices?|switch|switches|routers?|firewalls?|servers?|pdus?)\b/, weight: 0.88 },
+      { pattern: /\b(devices?|switch|switches|routers?|firewalls?|servers?|pdus?)\b.*\b(in|at|are|is|tagged|with)\b/, weight: 0.86 },
+    ],
+    unless: [new RegExp(INTERFACES), /\b(cables?|vlans?|prefix(es)?|ips?|addresses)\b/, DEVICE],
+    boostedBy: ['site', 'role', 'status', 'tag'],
+  },
+  {
+    intent: 'search',
+    complexity: 'simple',
+    patterns: [{ pattern: /\b(find|search|look(ing)? (for|up)|where (is|'s)|anything (about|on|named|called))\b/, weight: 0.9 }],
+    requires: ['query'],
+  },
+];
+
+/** The agent is read-only: a question that asks for a change matches no intent. */
+const WRITES = /^(please |can you |could you )?(delete|remove|create|add|reboot|restart|reset|power (on|off|cycle)|change|update|rename|assign|provision|decommission|move)\b/;
+
+/** The NetBox agent's rules classifier. */
+export function createNetBoxClassifier(): RulesClassifier<NetBoxIntent> {
+  const readOnly = rules.map((rule) => ({ ...rule, unless: [...(rule.unless ?? []), WRITES] }));
+  return createRulesClassifier<NetBoxIntent>({ rules: readOnly, entities, fallback: 'unknown' });
+}

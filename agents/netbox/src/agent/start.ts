@@ -1,0 +1,196 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startA2AServer, type AgentDescription, type TurnResult } from '@flotilla/agent-kit';
+import { createFileResultStore } from '@flotilla/bounded-tools';
+import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
+import { createMetrics, type FlotillaMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
+import { createFileSessionStore, createMemorySessionStore, type RateState, type SessionStore } from '@flotilla/limitations';
+import { startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
+import { loadTokenCounter } from '@flotilla/tokens';
+import { NETBOX_DEFAULTS } from '../client/netbox-client.js';
+import { NETBOX_UPSTREAM_SETTINGS } from '../config.js';
+import { connectNetBoxToolsInProcess, netBoxClientFrom } from '../server.js';
+import { createNetBoxAgent } from './agent.js';
+import type { NetBoxIntent } from './intents.js';
+
+export const NETBOX_AGENT_SETTINGS = {
+  host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
+  port: { flag: 'port', env: 'FLOTILLA_NETBOX_AGENT_PORT', schema: PortSchema.default(8094), help: 'Port of the A2A agent (card, JSON-RPC, REST)' },
+  mcpUrl: { flag: 'mcp-url', env: 'FLOTILLA_NETBOX_MCP_URL', schema: HttpUrlSchema.optional(), help: 'NetBox MCP server (…/mcp); unset runs the tools in process' },
+  netboxUrl: { flag: 'netbox-url', env: 'FLOTILLA_NETBOX_URL', schema: HttpUrlSchema.optional(), help: 'NetBox URL, for in-process tools' },
+  netboxToken: { flag: 'netbox-token', env: 'FLOTILLA_NETBOX_TOKEN', schema: z.string().min(1).max(4096).optional(), help: 'NetBox API token, for in-process tools', secret: true },
+  local: { flag: 'local', env: 'FLOTILLA_LOCAL', schema: BooleanFlagSchema.default(false), help: 'Also start the NetBox simulator (12 sites, 600 devices) and use it', isSwitch: true },
+  dataDir: { flag: 'data-dir', env: 'FLOTILLA_DATA_DIR', schema: z.string().min(1).optional(), help: 'Folder of spilled results (in-process tools); a temporary one when unset' },
+  stateDir: {
+    flag: 'state-dir',
+    env: 'FLOTILLA_STATE_DIR',
+    schema: z.string().min(1).optional(),
+    help: 'Folder of progressive-disclosure sessions, so "next batch" survives a restart; in memory when unset',
+  },
+  ...NETBOX_UPSTREAM_SETTINGS,
+  logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
+} as const satisfies SettingsSpec;
+export type NetBoxAgentConfig = Settings<typeof NETBOX_AGENT_SETTINGS>;
+
+export const NETBOX_AGENT_CARD: AgentDescription = {
+  name: 'Flotilla NetBox agent',
+  description: 'Answers questions about NetBox (sites, devices, interfaces, cables, VLANs, prefixes and IP addresses, read-only) within a token budget, reading large estates in few requests.',
+  version: '0.1.0',
+  skills: [
+    {
+      id: 'netbox-inventory',
+      name: 'NetBox inventory',
+      description: 'Sites and devices by site, role, status or tag; one device with its interfaces and IP addresses; search.',
+      tags: ['netbox', 'dcim', 'inventory'],
+      examples: ['list sites', 'devices in ams1', 'which switches are offline in fra1?', 'show device ams1-sw-001', 'find core'],
+    },
+    {
+      id: 'netbox-connectivity',
+      name: 'NetBox interfaces and cables',
+      description: 'Interfaces of every device at a site (batched, exact, or a quick sample), cables of a site or a device; long answers in batches.',
+      tags: ['netbox', 'dcim', 'interfaces', 'cables'],
+      examples: ['interfaces of every switch in ams1', 'cables of ams1', 'next batch', 'only the uncabled ones'],
+    },
+    {
+      id: 'netbox-ipam',
+      name: 'NetBox IPAM',
+      description: 'VLANs of a site, prefixes, and the free or used addresses of a prefix.',
+      tags: ['netbox', 'ipam'],
+      examples: ['vlans of fra1', 'free ips in 10.1.0.0/24', 'used ips in 10.1.0.0/24'],
+    },
+  ],
+};
+
+/** The card skill each intent belongs to (a metric label). */
+export const SKILL_OF_NETBOX_INTENT: Readonly<Record<NetBoxIntent, string>> = {
+  list_sites: 'netbox-inventory',
+  list_devices: 'netbox-inventory',
+  device_details: 'netbox-inventory',
+  search: 'netbox-inventory',
+  site_interfaces: 'netbox-connectivity',
+  device_interfaces: 'netbox-connectivity',
+  list_cables: 'netbox-connectivity',
+  next_page: 'netbox-connectivity',
+  refine: 'netbox-connectivity',
+  summary: 'netbox-connectivity',
+  list_vlans: 'netbox-ipam',
+  list_prefixes: 'netbox-ipam',
+  prefix_free: 'netbox-ipam',
+  prefix_used: 'netbox-ipam',
+  help: 'none',
+  unknown: 'none',
+};
+
+export interface RunningNetBoxAgent {
+  readonly url: string;
+  /** The simulator started by --local. */
+  readonly simulator: RunningNetBoxSimulator | undefined;
+  readonly metrics: FlotillaMetrics;
+  close(): Promise<void>;
+}
+
+/** Metrics of one turn: path, outcome, limitations detected and how they were handled. */
+export function recordTurn(metrics: FlotillaMetrics, turn: TurnResult<NetBoxIntent>, seconds: number, answerTokens: number): void {
+  const path: WorkflowPath = turn.strategy ?? 'none';
+  const outcome: TurnOutcome = turn.error !== undefined ? 'failed' : 'answered';
+  const skill = turn.intent === undefined ? 'none' : SKILL_OF_NETBOX_INTENT[turn.intent];
+  metrics.agentTurns.inc({ agent: 'netbox', skill, path, outcome });
+  metrics.agentTurnDuration.observe({ agent: 'netbox', skill, path }, seconds);
+  metrics.agentAnswerTokens.observe({ agent: 'netbox' }, answerTokens);
+  for (const limitation of turn.limitations) {
+    if (limitation.kind !== 'low_confidence' && limitation.kind !== 'unsupported') metrics.limitationsDetected.inc({ agent: 'netbox', kind: limitation.kind });
+  }
+  for (const strategy of turn.handling?.strategies ?? []) metrics.limitationStrategies.inc({ agent: 'netbox', strategy });
+  if (turn.detectSeconds !== undefined) metrics.limitationDetectSeconds.observe({ agent: 'netbox' }, turn.detectSeconds);
+}
+
+/** The NetBox agent over A2A, with its tools over MCP (remote, or in process against NetBox or the simulator). */
+export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger): Promise<RunningNetBoxAgent> {
+  const counter = await loadTokenCounter();
+  const metrics = createMetrics({ defaultMetrics: true });
+  const closers: (() => Promise<void>)[] = [];
+  let mcp: Client;
+  let sim: RunningNetBoxSimulator | undefined;
+  let rate: (() => RateState | undefined) | undefined;
+  if (config.mcpUrl !== undefined && !config.local) {
+    mcp = new Client({ name: 'flotilla-netbox-agent', version: '0.1.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(config.mcpUrl)));
+    closers.push(() => mcp.close());
+  } else {
+    let netboxUrl = config.netboxUrl;
+    let token = config.netboxToken;
+    if (config.local) {
+      token = randomBytes(20).toString('hex');
+      sim = await startNetBoxSimulator({ token, logger: logger.child({ component: 'netbox-sim' }) });
+      netboxUrl = sim.url;
+      closers.push(() => sim?.close() ?? Promise.resolve());
+    }
+    if (netboxUrl === undefined || token === undefined) {
+      throw new Error('set --mcp-url, or --netbox-url and --netbox-token, or --local');
+    }
+    const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-netbox-')))), metrics });
+    closers.push(() => store.close());
+    const client = netBoxClientFrom(netboxUrl, token, config, metrics, logger.child({ component: 'netbox-client' }));
+    const limiter = client.limiter;
+    if (limiter !== undefined) rate = () => ({ available: limiter.available(), ratePerSecond: limiter.settings.ratePerSecond });
+    const tools = await connectNetBoxToolsInProcess({
+      client,
+      counter,
+      store,
+      metrics,
+      logger: logger.child({ component: 'netbox-mcp' }),
+      walk: { ...NETBOX_DEFAULTS.walk, maxCalls: config.walkMaxCalls },
+    });
+    mcp = tools.client;
+    closers.unshift(() => tools.close());
+  }
+  const sessions: SessionStore = config.stateDir === undefined ? createMemorySessionStore() : await createFileSessionStore(resolve(config.stateDir));
+  const agent = createNetBoxAgent({ mcp, counter, sessions, rate });
+  const a2a = await startA2AServer({
+    agent: NETBOX_AGENT_CARD,
+    host: config.host,
+    port: config.port,
+    logger,
+    extraRoutes: (app) => {
+      app.get('/metrics', (_req, res, next) => {
+        metrics.registry
+          .metrics()
+          .then((text) => res.type(metrics.registry.contentType).send(text))
+          .catch(next);
+      });
+    },
+    answer: async (question, contextId) => {
+      const started = performance.now();
+      const turn = await agent.ask(question, contextId);
+      const answerTokens = counter.count(turn.answer);
+      recordTurn(metrics, turn, (performance.now() - started) / 1000, answerTokens);
+      return {
+        answer: turn.answer,
+        options: turn.options,
+        data: turn.data,
+        metadata: {
+          intent: turn.intent ?? 'none',
+          confidence: turn.confidence,
+          strategy: turn.strategy ?? 'none',
+          tool_calls: turn.toolCalls,
+          answer_tokens: answerTokens,
+          limitations: turn.limitations.map((l) => l.kind).join(','),
+          handling: (turn.handling?.strategies ?? []).join(','),
+        },
+      };
+    },
+  });
+  return {
+    url: a2a.url,
+    simulator: sim,
+    metrics,
+    async close() {
+      await a2a.close();
+      for (const close of closers) await close();
+    },
+  };
+}
