@@ -221,8 +221,11 @@ export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDoma
     const sampled = input.handling?.fetch === 'sampled';
     if (relation !== undefined && relation.kind === 'n_plus_one') {
       const budget = input.limitations.find((l) => l.kind === 'call_budget');
+      const stopped = Array.isArray(first.body.notes) && (first.body.notes as unknown[]).some((note) => typeof note === 'string' && note.startsWith('Stopped early'));
       lines.push(
-        !sampled
+        stopped
+          ? `Only part of the ${input.what} of ${n(relation.parents)} devices${filters} could be read: ${n(total)} so far (${explain(relation)}).`
+          : !sampled
           ? `${n(total)} ${input.what} on ${n(relation.parents)} devices${filters}, all of them read: ${explain(relation)}.`
           : budget !== undefined
             ? `${n(relation.parents)} devices${filters}: ${explain(budget)}, so this is a sample.`

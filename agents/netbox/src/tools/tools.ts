@@ -45,7 +45,7 @@ function walkNotes(walk: WalkResult<unknown>, naive: number | undefined, sampled
   const notes = [`Read with ${walk.calls} NetBox request${walk.calls === 1 ? '' : 's'}${naive === undefined ? '' : ` (one per device would take ${naive})`}.`];
   if (sampled !== undefined) notes.push(`Sampled ${sampled.shown} of ${sampled.of} devices, spread across the list; call again without sample for all of them (exact).`);
   if (walk.stoppedEarly !== undefined) {
-    notes.push(`Stopped early: ${walk.stoppedEarly.message}. ${walk.stoppedEarly.remedy ?? ''} The items are the first ${walk.items.length} of ${walk.count}.`.trim());
+    notes.push(`Stopped early: ${walk.stoppedEarly.message}. ${walk.stoppedEarly.remedy ?? ''} The items are the first ${walk.items.length.toLocaleString('en-US')} of ${walk.count.toLocaleString('en-US')}.`.trim());
   }
   return notes;
 }
