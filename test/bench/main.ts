@@ -4,9 +4,15 @@ import { parseArgs } from 'node:util';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { benchA2A } from './a2a.js';
 import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
+import { benchNetBox } from './netbox.js';
 
 const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results
-                    --container-memory-mib 256 --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"]
+                    --container-memory-mib 256 --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
+                    --suites netbox,argocd,a2a --netbox-latency-ms 20]
+
+NetBox: the N+1 scenario (interfaces of every device at a 200-device site) read naively, batched and sampled
+against the simulator with --netbox-latency-ms per request: upstream requests, wall time, exact or not; and the
+CPU time of limitation detection per plan. Writes <out>/netbox.json.
 
 Measures, for each Argo CD estate: the bytes the simulator sends for an unprojected application list and for
 the projection our client asks for, the bytes actually fetched while ${'`clients`'} concurrent MCP clients page
@@ -31,6 +37,8 @@ async function main(): Promise<void> {
       'server-node-args': { type: 'string', default: '' },
       'a2a-concurrency': { type: 'string', default: '10,50' },
       'a2a-requests': { type: 'string', default: '200' },
+      suites: { type: 'string', default: 'netbox,argocd,a2a' },
+      'netbox-latency-ms': { type: 'string', default: '20' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -38,6 +46,39 @@ async function main(): Promise<void> {
     process.stdout.write(HELP);
     return;
   }
+  const suites = new Set(values.suites.split(','));
+  const unknownSuites = [...suites].filter((s) => !['netbox', 'argocd', 'a2a'].includes(s));
+  const latencyMs = Number(values['netbox-latency-ms']);
+  if (unknownSuites.length > 0 || !Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 5_000) {
+    process.stderr.write('bench: --suites takes netbox, argocd, a2a (comma-separated); --netbox-latency-ms 0-5000\n');
+    process.exitCode = 2;
+    return;
+  }
+  await mkdir(values.out, { recursive: true });
+  const markdown = (header: readonly string[], body: readonly (readonly string[])[]): string => {
+    const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] ?? '').length)));
+    const line = (cells: readonly string[]): string => `| ${cells.map((c, i) => c.padStart(widths[i] ?? 0)).join(' | ')} |\n`;
+    return `${line(header)}|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${body.map(line).join('')}`;
+  };
+  if (suites.has('netbox')) {
+    process.stdout.write(`netbox: interfaces of every device at a 200-device site, ${latencyMs} ms per NetBox request...\n`);
+    const nb = await benchNetBox({ counter: await loadTokenCounter(), latencyMs });
+    process.stdout.write(
+      `\n${markdown(
+        ['strategy', 'NetBox requests', 'interfaces', 'exact', 'seconds'],
+        nb.nPlusOne.map((r) => [r.strategy, String(r.upstreamCalls), r.interfaces.toLocaleString('en-US'), r.exact ? 'yes' : 'no', r.seconds.toFixed(2)]),
+      )}`,
+    );
+    process.stdout.write(
+      `\nLimitation detection + handling, CPU per plan:\n${markdown(
+        ['plan', 'limitations', 'mean µs', 'p99 µs'],
+        nb.detection.map((r) => [r.plan, r.limitations, r.meanMicros.toFixed(1), r.p99Micros.toFixed(1)]),
+      )}`,
+    );
+    await writeFile(`${values.out}/netbox.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...nb }, null, 2)}\n`);
+    process.stdout.write(`Wrote ${values.out}/netbox.json\n\n`);
+  }
+  if (!suites.has('argocd') && !suites.has('a2a')) return;
   const estates = values.applications.split(',').map(Number);
   const clients = Number(values.clients);
   const budgetTokens = Number(values['budget-tokens']);
@@ -60,29 +101,38 @@ async function main(): Promise<void> {
   const cli = fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
   const counter = await loadTokenCounter();
   const rows: ArgoBenchRow[] = [];
-  for (const applications of estates) {
+  for (const applications of suites.has('argocd') ? estates : []) {
     process.stdout.write(`argocd: ${applications} applications, ${clients} concurrent clients...\n`);
     rows.push(await benchArgoCd({ cli, applications, clients, budgetTokens, counter, serverNodeArgs }));
   }
   const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1);
-  const header = ['apps', 'unprojected MiB', 'projected MiB', 'fetched MiB', 'upstream reqs', 'tool calls', 'items paged', 'max tokens', 'peak RSS MiB', 'seconds'];
-  const table = rows.map((r) => [
-    String(r.applications),
-    mib(r.unprojectedBytes),
-    mib(r.projectedBytes),
-    mib(r.fetchedBytes),
-    String(r.upstreamRequests),
-    String(r.toolCalls),
-    String(r.itemsPaged),
-    `${r.largestResultTokens}/${r.budgetTokens}`,
-    r.peakRssMiB.toFixed(1),
-    r.seconds.toFixed(1),
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => `| ${cells.map((c, i) => c.padStart(widths[i] ?? 0)).join(' | ')} |\n`;
-  process.stdout.write(`\n${line(header)}|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${table.map(line).join('')}`);
-  const worst = Math.max(...rows.map((r) => r.peakRssMiB));
-  process.stdout.write(`\nPeak RSS of the MCP server: ${worst.toFixed(1)} MiB (goal < ${RSS_GOAL_MIB} MiB): ${worst < RSS_GOAL_MIB ? 'met' : 'NOT met'}.\n`);
+  if (rows.length > 0) {
+    process.stdout.write(
+    `\n${markdown(
+      ['apps', 'unprojected MiB', 'projected MiB', 'fetched MiB', 'upstream reqs', 'tool calls', 'items paged', 'max tokens', 'peak RSS MiB', 'seconds'],
+      rows.map((r) => [
+        String(r.applications),
+        mib(r.unprojectedBytes),
+        mib(r.projectedBytes),
+        mib(r.fetchedBytes),
+        String(r.upstreamRequests),
+        String(r.toolCalls),
+        String(r.itemsPaged),
+        `${r.largestResultTokens}/${r.budgetTokens}`,
+        r.peakRssMiB.toFixed(1),
+        r.seconds.toFixed(1),
+      ]),
+    )}`,
+    );
+    const worst = Math.max(...rows.map((r) => r.peakRssMiB));
+    process.stdout.write(`\nPeak RSS of the MCP server: ${worst.toFixed(1)} MiB (goal < ${RSS_GOAL_MIB} MiB): ${worst < RSS_GOAL_MIB ? 'met' : 'NOT met'}.\n`);
+    await writeFile(
+      `${values.out}/argocd.json`,
+      `${JSON.stringify({ date: new Date().toISOString(), node: process.version, clients, containerMemoryMiB: containerMiB, serverNodeArgs, rows }, null, 2)}\n`,
+    );
+    process.stdout.write(`Wrote ${values.out}/argocd.json\n`);
+  }
+  if (!suites.has('a2a')) return;
   const levels = values['a2a-concurrency'].split(',').map(Number);
   const a2aRequests = Number(values['a2a-requests']);
   if (levels.some((n) => !Number.isInteger(n) || n < 1 || n > 200) || !Number.isInteger(a2aRequests) || a2aRequests < 1 || a2aRequests > 10_000) {
@@ -92,19 +142,14 @@ async function main(): Promise<void> {
   }
   process.stdout.write(`\na2a: Argo CD agent, paged list ("list all applications" / "next page"), ${a2aRequests} requests per level...\n`);
   const a2a = await benchA2A({ cli, nodeArgs: serverNodeArgs, levels, requests: a2aRequests });
-  const a2aHeader = ['concurrency', 'requests', 'p50 ms', 'p99 ms', 'req/s', 'failures'];
-  const a2aTable = a2a.rows.map((r) => [String(r.concurrency), String(r.requests), r.p50Ms.toFixed(0), r.p99Ms.toFixed(0), r.perSecond.toFixed(1), String(r.failures)]);
-  const a2aWidths = a2aHeader.map((h, i) => Math.max(h.length, ...a2aTable.map((row) => (row[i] ?? '').length)));
-  const a2aLine = (cells: readonly string[]): string => `| ${cells.map((c, i) => c.padStart(a2aWidths[i] ?? 0)).join(' | ')} |\n`;
-  process.stdout.write(`\n${a2aLine(a2aHeader)}|${a2aWidths.map((w) => '-'.repeat(w + 2)).join('|')}|\n${a2aTable.map(a2aLine).join('')}`);
-  process.stdout.write(`Peak RSS of the agent (tools in process): ${a2a.peakRssMiB.toFixed(1)} MiB.\n`);
-  await mkdir(values.out, { recursive: true });
-  await writeFile(`${values.out}/a2a.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, serverNodeArgs, ...a2a }, null, 2)}\n`);
-  await writeFile(
-    `${values.out}/argocd.json`,
-    `${JSON.stringify({ date: new Date().toISOString(), node: process.version, clients, containerMemoryMiB: containerMiB, serverNodeArgs, rows }, null, 2)}\n`,
+  process.stdout.write(
+    `\n${markdown(
+      ['concurrency', 'requests', 'p50 ms', 'p99 ms', 'req/s', 'failures'],
+      a2a.rows.map((r) => [String(r.concurrency), String(r.requests), r.p50Ms.toFixed(0), r.p99Ms.toFixed(0), r.perSecond.toFixed(1), String(r.failures)]),
+    )}`,
   );
-  process.stdout.write(`Wrote ${values.out}/argocd.json\n`);
+  process.stdout.write(`Peak RSS of the agent (tools in process): ${a2a.peakRssMiB.toFixed(1)} MiB.\n`);
+  await writeFile(`${values.out}/a2a.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, serverNodeArgs, ...a2a }, null, 2)}\n`);
 }
 
 await main();

@@ -32,3 +32,46 @@ export {
   type RunningSimulator,
   type SimulatorStats,
 } from './argocd/server.js';
+export {
+  generateNetBoxEstate,
+  NETBOX_ESTATE_DEFAULTS,
+  NetBoxEstateOptionsSchema,
+  type NetBoxEstateOptions,
+} from './netbox/data.js';
+export { NETBOX_ESTATE_ORIGIN } from './netbox/catalog.js';
+export type {
+  NetBoxEstate,
+  NetBoxSite,
+  NetBoxRack,
+  NetBoxDevice,
+  NetBoxInterface,
+  NetBoxCable,
+  NetBoxModule,
+  NetBoxVlan,
+  NetBoxPrefix,
+  NetBoxIpAddress,
+  NetBoxTermination,
+  NetBoxChoice,
+  NetBoxRef,
+  NetBoxNamedRef,
+  NetBoxRegionRef,
+  NetBoxTagRef,
+  NetBoxDeviceRef,
+  NetBoxRackRef,
+  NetBoxDeviceTypeRef,
+  NetBoxCableRef,
+  NetBoxInterfaceRef,
+  NetBoxVlanRef,
+  NetBoxIpAddressRef,
+  NetBoxModuleBayRef,
+  NetBoxModuleTypeRef,
+} from './netbox/types.js';
+export {
+  createNetBoxApp,
+  startNetBoxSimulator,
+  type NetBoxSimulatorOptions,
+  type NetBoxFaults,
+  type NetBoxRateLimit,
+  type NetBoxSimulatorStats,
+  type RunningNetBoxSimulator,
+} from './netbox/server.js';

@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ARGOCD_AGENT_SETTINGS, ARGOCD_MCP_SETTINGS, startArgoCdAgent, startArgoCdMcpServer } from '@flotilla/agent-argocd';
+import { NETBOX_AGENT_SETTINGS, NETBOX_MCP_SETTINGS, startNetBoxAgent, startNetBoxMcpServer } from '@flotilla/agent-netbox';
 import { WORKFLOW_LIMITS } from '@flotilla/agent-kit';
 import { LIMITS } from '@flotilla/bounded-tools';
 import { boundedInt, BooleanFlagSchema, LogLevelSchema, parseSettings } from '@flotilla/core';
-import { ARGO_ESTATE_DEFAULTS, generateArgoEstate, startArgoCdSimulator } from '@flotilla/simulators';
-import { loadTokenCounter } from '@flotilla/tokens';
+import { ARGO_ESTATE_DEFAULTS, generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, startNetBoxSimulator } from '@flotilla/simulators';
+import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { defineCommand } from '../cli.js';
 import { askAgent } from './ask.js';
+import type { Output } from '../cli.js';
 
 export const DEMO_SETTINGS = {
   applications: {
@@ -48,15 +50,29 @@ const SCRIPT: readonly string[] = [
   'restart the payments pods',
 ];
 
+/** The NetBox conversation: limitation handling on a 600-device estate. */
+const NETBOX_SCRIPT: readonly string[] = [
+  'list sites',
+  'interfaces of every switch in ams1',
+  'next batch',
+  'only the uncabled ones',
+  'summary instead',
+  'just a quick look at the interfaces of every device in ams1',
+  'show device ams1-sw-001',
+  'free ips in {prefix}',
+  'reboot ams1-sw-001',
+];
+
 /** A metadata value as text for the transcript. */
 const show = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 export const demoCommand = defineCommand({
   path: ['demo'],
-  summary: 'Run the local demo: simulator + MCP server + Argo CD agent + a scripted conversation over A2A',
+  summary: 'Run the local demo: simulators + MCP servers + Argo CD and NetBox agents + scripted conversations over A2A',
   description:
-    'Starts the Argo CD simulator, the Argo CD MCP server and the Argo CD agent on free loopback ports, holds a 9-turn conversation\n' +
-    'with the agent through the official A2A client, and prints each answer with its size in tokens. No network, no key.',
+    'Starts the Argo CD and NetBox simulators, their MCP servers and agents on free loopback ports, holds a 9-turn conversation\n' +
+    'with each agent through the official A2A client, and prints each answer with its size in tokens and the upstream requests\n' +
+    'it took. No network, no key.',
   settings: DEMO_SETTINGS,
   examples: ['flotilla demo', 'flotilla demo --applications 10000 --budget-tokens 1000', 'flotilla demo --keep-running'],
   async run({ settings, logger, out }) {
@@ -66,14 +82,27 @@ export const demoCommand = defineCommand({
     const sim = await startArgoCdSimulator({ token, estate, logger: logger.child({ component: 'argocd-sim' }) });
     const mcpConfig = parseSettings(
       ARGOCD_MCP_SETTINGS,
-      { port: '0', 'argocd-url': sim.url, 'argocd-token': token, 'data-dir': dataDir, 'budget-tokens': String(settings.budgetTokens), 'log-level': settings.logLevel },
+      { port: '0', 'argocd-url': sim.url, 'argocd-token': token, 'data-dir': join(dataDir, 'argocd'), 'budget-tokens': String(settings.budgetTokens), 'log-level': settings.logLevel },
       {},
       'demo MCP server',
     );
     const mcp = await startArgoCdMcpServer(mcpConfig, { logger });
     const agentConfig = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', 'mcp-url': mcp.mcpUrl, 'log-level': settings.logLevel }, {}, 'demo agent');
     const agent = await startArgoCdAgent(agentConfig, logger);
+    const netbox = generateNetBoxEstate({ seed: settings.seed });
+    const nbSim = await startNetBoxSimulator({ token, estate: netbox, logger: logger.child({ component: 'netbox-sim' }) });
+    const nbMcpConfig = parseSettings(
+      NETBOX_MCP_SETTINGS,
+      { port: '0', 'netbox-url': nbSim.url, 'netbox-token': token, 'data-dir': join(dataDir, 'netbox'), 'budget-tokens': String(settings.budgetTokens), 'log-level': settings.logLevel },
+      {},
+      'demo NetBox MCP server',
+    );
+    const nbMcp = await startNetBoxMcpServer(nbMcpConfig, { logger });
+    const nbAgent = await startNetBoxAgent(parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', 'mcp-url': nbMcp.mcpUrl, 'log-level': settings.logLevel }, {}, 'demo NetBox agent'), logger);
     const stopAll = async (): Promise<void> => {
+      await nbAgent.close();
+      await nbMcp.close();
+      await nbSim.close();
       await agent.close();
       await mcp.close();
       await sim.close();
@@ -84,31 +113,26 @@ export const demoCommand = defineCommand({
       out.write(`Flotilla demo: Argo CD simulator ${sim.url} (${settings.applications} applications) -> MCP server ${mcp.mcpUrl} -> Argo CD agent ${agent.url} (A2A)\n`);
       out.write(`Every tool result is held to ${settings.budgetTokens} tokens; every answer to ${WORKFLOW_LIMITS.answerMaxTokens}.\n\n`);
       const degraded = estate.applications.find((a) => a.status.health?.status === 'Degraded')?.metadata.name ?? 'payments-api-prod';
-      const contextId = randomUUID();
-      const rows: string[][] = [];
-      for (const template of SCRIPT) {
-        const question = template.replace('{degraded}', degraded);
-        out.write(`> ${question}\n`);
-        const { answer, metadata } = await askAgent(agent.url, question, contextId, out);
-        const tokens = counter.count(answer);
-        out.write(`${answer.split('\n').map((line) => `  ${line}`).join('\n')}\n`);
-        out.write(`  [${tokens} tokens, intent ${show(metadata.intent)}, path ${show(metadata.strategy)}, ${show(metadata.tool_calls)} tool calls]\n\n`);
-        rows.push([question, show(metadata.intent), show(metadata.strategy), String(tokens)]);
-      }
-      out.write('question                                   intent                path               tokens\n');
-      for (const [question, intent, path, tokens] of rows) {
-        out.write(`${(question ?? '').slice(0, 40).padEnd(43)}${(intent ?? '').padEnd(22)}${(path ?? '').padEnd(19)}${(tokens ?? '').padStart(6)}\n`);
-      }
-      const conversation = sim.stats();
+      const rows = await converse(SCRIPT.map((q) => q.replace('{degraded}', degraded)), agent.url, out, counter, () => sim.resetStats(), () => sim.stats().requests);
+      const argoRequests = rows.reduce((sum, r) => sum + r.upstream, 0);
+      out.write(`\nArgo CD answered ${argoRequests} requests for ${SCRIPT.length} questions; the largest answer was ${Math.max(...rows.map((r) => r.tokens))} tokens.\n\n`);
+
+      out.write(`NetBox: simulator ${nbSim.url} (${netbox.sites.length} sites, ${netbox.devices.length} devices, ${netbox.interfaces.length.toLocaleString('en-US')} interfaces) -> MCP server ${nbMcp.mcpUrl} -> NetBox agent ${nbAgent.url} (A2A)\n\n`);
+      const prefix = netbox.prefixes.find((p) => p.prefix.endsWith('/24') && p.status.value === 'active')?.prefix ?? '10.1.0.0/24';
+      const nbRows = await converse(NETBOX_SCRIPT.map((q) => q.replace('{prefix}', prefix)), nbAgent.url, out, counter, () => nbSim.resetStats(), () => nbSim.stats().requests);
+      const nbRequests = nbRows.reduce((sum, r) => sum + r.upstream, 0);
       out.write(
-        `\nArgo CD answered ${conversation.requests} requests (${(conversation.bytesSent / 1024).toFixed(0)} KiB, projected and parsed item by item) for ${SCRIPT.length} questions; ` +
-          `the largest answer was ${Math.max(...rows.map((r) => Number(r[3])))} tokens.\n`,
+        `\nNetBox answered ${nbRequests} requests for ${NETBOX_SCRIPT.length} questions (one request per device would have taken ${1 + netbox.devices.filter((d) => d.site.slug === 'ams1' && d.role.slug === 'switch').length} for the second one alone); ` +
+          `the largest answer was ${Math.max(...nbRows.map((r) => r.tokens))} tokens.\n`,
       );
       if (!settings.keepRunning) {
         await stopAll();
         return undefined;
       }
-      out.write(`\nStill running (Ctrl-C stops). Try: pnpm flotilla ask --agent ${agent.url} --question "what needs attention?"\n`);
+      out.write(
+        `\nStill running (Ctrl-C stops). Try: pnpm flotilla ask --agent ${agent.url} --question "what needs attention?"\n` +
+          `  or: pnpm flotilla ask --agent ${nbAgent.url} --question "interfaces of every switch in ams1"\n`,
+      );
       return { close: stopAll };
     } catch (error) {
       await stopAll();
@@ -116,3 +140,40 @@ export const demoCommand = defineCommand({
     }
   },
 });
+
+interface TurnRow {
+  readonly question: string;
+  readonly intent: string;
+  readonly path: string;
+  readonly tokens: number;
+  /** Requests the upstream (simulator) answered for this turn. */
+  readonly upstream: number;
+}
+
+/** One conversation (one contextId) with an agent; prints every answer and a summary table. */
+async function converse(
+  questions: readonly string[],
+  agentUrl: string,
+  out: Output,
+  counter: TokenCounter,
+  resetUpstream: () => void,
+  upstreamRequests: () => number,
+): Promise<TurnRow[]> {
+  const contextId = randomUUID();
+  const rows: TurnRow[] = [];
+  for (const question of questions) {
+    out.write(`> ${question}\n`);
+    resetUpstream();
+    const { answer, metadata } = await askAgent(agentUrl, question, contextId, out);
+    const tokens = counter.count(answer);
+    const upstream = upstreamRequests();
+    out.write(`${answer.split('\n').map((line) => `  ${line}`).join('\n')}\n`);
+    out.write(`  [${tokens} tokens, intent ${show(metadata.intent)}, path ${show(metadata.strategy)}, ${show(metadata.tool_calls)} tool calls, ${upstream} upstream requests]\n\n`);
+    rows.push({ question, intent: show(metadata.intent), path: show(metadata.strategy), tokens, upstream });
+  }
+  out.write('question                                   intent                path               tokens  upstream\n');
+  for (const r of rows) {
+    out.write(`${r.question.slice(0, 40).padEnd(43)}${r.intent.padEnd(22)}${r.path.padEnd(19)}${String(r.tokens).padStart(6)}${String(r.upstream).padStart(10)}\n`);
+  }
+  return rows;
+}
