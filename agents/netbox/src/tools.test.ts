@@ -176,6 +176,29 @@ describe('NetBox rate limits (429 storms)', () => {
     }
   }, 30_000);
 
+  it('when even waiting would take too long, the agent reads nothing and offers the options (graceful fallback)', async () => {
+    const { tools } = await toolsAgainst(false, sim);
+    try {
+      // The shared limiter reports itself drained at 0.1 requests per second: 6+ calls would wait over a minute.
+      const agent = createNetBoxAgent({ mcp: tools.client, counter, rate: () => ({ available: 0, ratePerSecond: 0.1 }) });
+      sim.resetStats();
+      const turn = await agent.ask('interfaces of all devices in ams1', 'fallback-1');
+      expect(turn.handling?.strategies).toEqual(['fallback']);
+      expect(turn.answer).toMatch(/I can't read that now without overrunning a limit: .*calls against a rate limit/);
+      expect(turn.options).toEqual(expect.arrayContaining(['just a quick look', 'summary instead', 'try again']));
+      expect(turn.data).toMatchObject({ limitation: { strategies: ['fallback'] } });
+      // Only the two count queries reached NetBox.
+      expect(sim.stats().byEndpoint).toEqual({ 'dcim/devices': 1, 'dcim/interfaces': 1 });
+      // The question is remembered: each option continues it.
+      const quick = await agent.ask('just a quick look', 'fallback-1');
+      expect(quick.answer).toContain('Sampled 8 of 200 devices');
+      const summary = await agent.ask('summary instead', 'fallback-1');
+      expect(summary.answer).toMatch(/^[\d,]+ interfaces at ams1\./);
+    } finally {
+      await tools.close();
+    }
+  });
+
   it('defaults keep NetBox\'s page size', () => {
     expect(NETBOX_DEFAULTS.maxPageSize).toBe(1_000);
   });

@@ -66,6 +66,31 @@ describe('flotilla command line', () => {
     expect(await exited).toBe(0);
   });
 
+  it('the built NetBox agent with --local answers `flotilla ask`, and a bad NetBox setting is named', async () => {
+    expect(existsSync(MAIN), 'packages/cli/dist/main.js is missing: run pnpm build first').toBe(true);
+    const child = spawn(process.execPath, [MAIN, 'agent', 'netbox', '--local', '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          const line = chunk.toString('utf8').split('\n').find((l) => l.includes('A2A agent listening'));
+          if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
+        });
+        child.once('exit', (code) => reject(new Error(`exited early with ${String(code)}`)));
+      });
+      const asked = await run(process.execPath, [MAIN, 'ask', '--agent', url, 'interfaces of every switch in ams1']);
+      expect(asked.stdout).toMatch(/interfaces on 110 devices at ams1, role switch, all of them read/);
+      expect(asked.stdout).toContain('You can say: "next batch"');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    const bad = await run(process.execPath, [MAIN, 'mcp', 'netbox', '--netbox-rate-limit', '0'], { env: { PATH: process.env.PATH ?? '' } }).catch(
+      (error: unknown) => error as { code: number; stderr: string },
+    );
+    expect(bad).toMatchObject({ code: 2 });
+    expect((bad as { stderr: string }).stderr).toContain('--netbox-rate-limit / FLOTILLA_NETBOX_RATE_LIMIT: must be at least 0.1');
+    expect((bad as { stderr: string }).stderr).toContain('--netbox-url / FLOTILLA_NETBOX_URL: is required');
+  });
+
   it('the built command exits 2 with the message on bad settings, and 0 on --help', async () => {
     expect(existsSync(MAIN), 'packages/cli/dist/main.js is missing: run pnpm build first').toBe(true);
     const help = await run(process.execPath, [MAIN, 'sim', 'argocd', '--help']);

@@ -324,14 +324,32 @@ export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDoma
     return { text: lines.join('\n'), options: session === undefined ? [] : ['next page'], memory: session ?? memory };
   }
 
-  function fallbackAnswer(limitations: readonly Limitation[], handling: Handling | undefined, memory: ProgressiveSession | undefined, c: Classification<NetBoxIntent> | undefined): Answer<ProgressiveSession> {
+  function fallbackAnswer(
+    limitations: readonly Limitation[],
+    handling: Handling | undefined,
+    memory: ProgressiveSession | undefined,
+    c: Classification<NetBoxIntent> | undefined,
+    probes: readonly ToolResult[],
+    contextId: string,
+  ): Answer<ProgressiveSession> {
     const detected = limitations.filter((l): l is DetectedLimitation => l.kind !== 'low_confidence' && l.kind !== 'unsupported');
     if (detected.length > 0) {
       const options = handling?.options ?? [];
+      // The question is remembered (nothing was read), so "just a quick look", "summary instead" or "try again" continue it.
+      const call = c === undefined ? undefined : planFor(c, memory)[0];
+      const itemKind = call === undefined ? undefined : LIST_TOOLS[call.tool];
+      const total = Math.max(0, ...probes.filter((p) => !p.isError).map((p) => Number(p.body.count ?? 0)));
+      const asked =
+        call === undefined || itemKind === undefined
+          ? memory
+          : newSession(
+              { contextId, tool: call.tool, args: withoutPaging(call.args) as Record<string, never>, itemKind, batchSize: optimalBatchSize(itemKind, total), total, source: { tool: call.tool, args: withoutPaging(call.args) as Record<string, never> } },
+              now(),
+            );
       return {
         text: `I can't read that now without overrunning a limit: ${detected.map(explain).join('; ')}. Options: ${options.map((o) => `"${o.prompt}"`).join(', ')}, or narrow the question (a role, a status, one rack).`,
         options: options.map((o) => o.prompt),
-        memory,
+        memory: asked,
         data: { limitation: { kinds: detected.map((l) => l.kind), strategies: handling?.strategies ?? ['fallback'], options, session: null } },
       };
     }
@@ -344,67 +362,73 @@ export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDoma
     };
   }
 
-  return {
-    plan(c, memory) {
-      const e = c.entities;
-      const page = (tool: string, args: Args): ToolCall => ({ tool, args: { ...args, limit: PRESENTATION.showWholeMax, offset: 0 } });
-      switch (c.intent) {
-        case 'list_sites':
-          return [page('list_sites', defined({ status: one(e.status) }))];
-        case 'list_devices':
-          return [page('list_devices', deviceFilters(e))];
-        case 'device_details':
-          return [{ tool: 'get_netbox_object', args: { object_type: 'devices', name: one(e.device) } }];
-        case 'site_interfaces':
-          return [page('list_interfaces', defined({ site: one(e.site), role: one(e.role) }))];
-        case 'device_interfaces':
-          return [page('list_interfaces', { device: one(e.device) })];
-        case 'list_cables':
-          return [page('list_cables', defined({ site: e.device === undefined ? one(e.site) : undefined, device: one(e.device), status: one(e.status) }))];
-        case 'list_vlans':
-          return [page('list_vlans', defined({ site: one(e.site), vid: e.vid === undefined ? undefined : Number(one(e.vid)), status: one(e.status) }))];
-        case 'list_prefixes':
-          return [page('list_prefixes', defined({ site: one(e.site), status: one(e.status) }))];
-        case 'prefix_free':
-          return [{ tool: 'get_prefix_usage', args: { prefix: one(e.prefix), free_shown: 20 } }];
-        case 'prefix_used':
-          return [page('list_ip_addresses', { parent: one(e.prefix) })];
-        case 'search':
-          return [{ tool: 'search_netbox', args: { query: one(e.query) } }];
-        case 'next_page': {
-          if (memory === undefined) return [];
-          const wanted = one(e.page);
-          const offset =
-            wanted === 'previous'
-              ? Math.max(0, memory.offset - 2 * memory.batchSize)
-              : wanted !== undefined && /^\d+$/.test(wanted)
-                ? (Number(wanted) - 1) * memory.batchSize
-                : memory.offset;
-          return offset >= memory.total ? [] : [continueSession(memory, offset)];
-        }
-        case 'refine': {
-          if (memory === undefined) return [];
-          if (one(e.all) !== undefined && memory.source?.args.sample === true) return [{ tool: memory.source.tool, args: { ...memory.source.args, sample: false, limit: memory.batchSize, offset: 0 } }];
-          const state = one(e.state);
-          if (memory.resultId !== undefined) {
-            const filter = state ?? (one(e.status) !== undefined ? `status=${one(e.status)}` : one(e.role) !== undefined ? `role=${one(e.role)}` : undefined);
-            if (filter === undefined) return [];
-            return [{ tool: 'read_result', args: { result_id: memory.resultId, filter, offset: 0, limit: memory.batchSize } }];
-          }
-          const extra = memory.tool === 'list_devices' ? deviceFilters(e) : defined({ status: one(e.status), site: one(e.site) });
-          return Object.keys(extra).length === 0 ? [] : [{ tool: memory.tool, args: { ...memory.args, ...extra, offset: 0, limit: PRESENTATION.showWholeMax } }];
-        }
-        case 'summary': {
-          if (memory === undefined) return [];
-          if (memory.resultId !== undefined) return [{ tool: 'read_result', args: { result_id: memory.resultId, summary_only: true } }];
-          const filters = Object.fromEntries(COUNT_FILTERS.filter((k) => memory.args[k] !== undefined).map((k) => [k, memory.args[k]]));
-          return [{ tool: 'count_netbox_objects', args: { object_type: memory.itemKind, ...filters } }];
-        }
-        case 'help':
-        case 'unknown':
-          return [];
+  function planFor(c: Classification<NetBoxIntent>, memory: ProgressiveSession | undefined): readonly ToolCall[] {
+    const e = c.entities;
+    const page = (tool: string, args: Args): ToolCall => ({ tool, args: { ...args, limit: PRESENTATION.showWholeMax, offset: 0 } });
+    switch (c.intent) {
+      case 'list_sites':
+        return [page('list_sites', defined({ status: one(e.status) }))];
+      case 'list_devices':
+        return [page('list_devices', deviceFilters(e))];
+      case 'device_details':
+        return [{ tool: 'get_netbox_object', args: { object_type: 'devices', name: one(e.device) } }];
+      case 'site_interfaces':
+        return [page('list_interfaces', defined({ site: one(e.site), role: one(e.role) }))];
+      case 'device_interfaces':
+        return [page('list_interfaces', { device: one(e.device) })];
+      case 'list_cables':
+        return [page('list_cables', defined({ site: e.device === undefined ? one(e.site) : undefined, device: one(e.device), status: one(e.status) }))];
+      case 'list_vlans':
+        return [page('list_vlans', defined({ site: one(e.site), vid: e.vid === undefined ? undefined : Number(one(e.vid)), status: one(e.status) }))];
+      case 'list_prefixes':
+        return [page('list_prefixes', defined({ site: one(e.site), status: one(e.status) }))];
+      case 'prefix_free':
+        return [{ tool: 'get_prefix_usage', args: { prefix: one(e.prefix), free_shown: 20 } }];
+      case 'prefix_used':
+        return [page('list_ip_addresses', { parent: one(e.prefix) })];
+      case 'search':
+        return [{ tool: 'search_netbox', args: { query: one(e.query) } }];
+      case 'next_page': {
+        if (memory === undefined) return [];
+        const wanted = one(e.page);
+        const offset =
+          wanted === 'previous'
+            ? Math.max(0, memory.offset - 2 * memory.batchSize)
+            : wanted !== undefined && /^\d+$/.test(wanted)
+              ? (Number(wanted) - 1) * memory.batchSize
+              : memory.offset;
+        return offset >= memory.total ? [] : [continueSession(memory, offset)];
       }
-    },
+      case 'refine': {
+        if (memory === undefined) return [];
+        if (one(e.all) !== undefined && memory.source?.args.sample === true) return [{ tool: memory.source.tool, args: { ...memory.source.args, sample: false, limit: memory.batchSize, offset: 0 } }];
+        // A remembered question, widened, sampled or simply asked again.
+        const source = memory.source;
+        if (source !== undefined && one(e.quick) !== undefined) return [{ tool: source.tool, args: { ...source.args, sample: true, limit: memory.batchSize, offset: 0 } }];
+        if (source !== undefined && one(e.again) !== undefined) return [{ tool: source.tool, args: { ...source.args, limit: memory.batchSize, offset: 0 } }];
+        const state = one(e.state);
+        if (memory.resultId !== undefined) {
+          const filter = state ?? (one(e.status) !== undefined ? `status=${one(e.status)}` : one(e.role) !== undefined ? `role=${one(e.role)}` : undefined);
+          if (filter === undefined) return [];
+          return [{ tool: 'read_result', args: { result_id: memory.resultId, filter, offset: 0, limit: memory.batchSize } }];
+        }
+        const extra = memory.tool === 'list_devices' ? deviceFilters(e) : defined({ status: one(e.status), site: one(e.site) });
+        return Object.keys(extra).length === 0 ? [] : [{ tool: memory.tool, args: { ...memory.args, ...extra, offset: 0, limit: PRESENTATION.showWholeMax } }];
+      }
+      case 'summary': {
+        if (memory === undefined) return [];
+        if (memory.resultId !== undefined) return [{ tool: 'read_result', args: { result_id: memory.resultId, summary_only: true } }];
+        const filters = Object.fromEntries(COUNT_FILTERS.filter((k) => memory.args[k] !== undefined).map((k) => [k, memory.args[k]]));
+        return [{ tool: 'count_netbox_objects', args: { object_type: memory.itemKind, ...filters } }];
+      }
+      case 'help':
+      case 'unknown':
+        return [];
+    }
+  }
+
+  return {
+    plan: planFor,
 
     async assess({ classification, plan, callTool }): Promise<Assessment> {
       const first = plan[0];
@@ -453,7 +477,7 @@ export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDoma
       const probeError = probes.find((p) => p.isError);
       if (probeError !== undefined) return { text: `I could not ask NetBox that: ${toolErrorText(probeError.body)}`, options: HELP_OPTIONS.slice(0, 3), memory };
       if (c === undefined || c.intent === 'unknown' || handling?.fetch === 'none' || limitations.some((l) => l.kind === 'low_confidence' || l.kind === 'unsupported')) {
-        return fallbackAnswer(limitations, handling, memory, c);
+        return fallbackAnswer(limitations, handling, memory, c, probes, contextId);
       }
       const detected = limitations.filter((l): l is DetectedLimitation => l.kind !== 'low_confidence' && l.kind !== 'unsupported');
       const list = (what: string, itemKind: string): Answer<ProgressiveSession> => listAnswer({ results, what, itemKind, contextId, limitations: detected, handling, probes, memory });

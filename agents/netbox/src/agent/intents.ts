@@ -65,6 +65,7 @@ const entities: readonly EntityExtractor[] = [
     extract: (_q, t) =>
       first(t, [/(?:find|search(?: for)?|look(?:ing)? (?:for|up)|where(?: is|'s)(?: the)?|anything (?:about|on|named|called))\s+["']?([\w./:@-]{2,})/])?.replace(/^(the|a|an|device|site)$/, ''),
   },
+  { name: 'again', extract: (_q, t) => (/^(try|ask|do it|read it) again\b|^retry\b/.test(t) ? 'yes' : undefined) },
   { name: 'quick', extract: (_q, t) => (/\b(quick look|quick|sample|sampled|glance|rough idea|spot check)\b/.test(t) ? 'yes' : undefined) },
   { name: 'all', extract: (_q, t) => (/\b(all of them|get all|full analysis|everything|exact|the rest)\b/.test(t) ? 'yes' : undefined) },
   {
@@ -117,8 +118,10 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
       { pattern: /^(filter|narrow)( (it|that|them|those))? (to|by|on|down)\b/, weight: 0.9 },
       { pattern: /^(and|now) (only|just)\b/, weight: 0.9 },
       { pattern: /^(get|show|give me|read|fetch) (me )?(all|every(thing)?)( of)?( them| it| the devices)?[.!]?$|^all of them\b|\bfull analysis\b/, weight: 0.9 },
+      { pattern: /^(just )?(a |take a )?(quick look|sample)( please| instead)?[.!]?$/, weight: 0.92 },
+      { pattern: /^(try|ask|do it|read it) again\b|^retry\b/, weight: 0.92 },
     ],
-    unless: [/\bquick look\b/],
+    unless: [/\bquick look (at|of|on)\b/],
   },
   {
     intent: 'help',

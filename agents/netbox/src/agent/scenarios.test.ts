@@ -146,6 +146,12 @@ describe('NetBox scenarios over A2A', () => {
     const summary = await ask('summary instead', contextId);
     expect(summary.answer).toContain(`${fmt(uncabled)} interfaces where cabled=false, of ${fmt(ams1Interfaces.length)} at ams1`);
     expect(summary.totalCalls).toBe(0);
+
+    // What was detected and how it was handled are metrics of the agent.
+    const metrics = await (await fetch(`${agent.url}/metrics`)).text();
+    expect(metrics).toMatch(/flotilla_limitations_detected_total\{agent="netbox",kind="n_plus_one"\} [1-9]/);
+    expect(metrics).toMatch(/flotilla_limitation_strategies_total\{agent="netbox",strategy="batched"\} [1-9]/);
+    expect(metrics).toMatch(/flotilla_limitation_detect_seconds_count\{agent="netbox"\} [1-9]/);
   });
 
   it('10-11. a quick look samples (and says so); "get all of them" reads everything exactly', async () => {
