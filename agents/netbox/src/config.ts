@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { boundedInt, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, secretSchema, type Settings, type SettingsSpec } from '@flotilla/core';
-import { LIMITS, STORE_DEFAULTS } from '@flotilla/bounded-tools';
-import { TOKEN_ENCODINGS } from '@flotilla/tokens';
+import { MCP_SERVER_SETTINGS } from '@flotilla/bounded-tools';
 import { NETBOX_DEFAULTS } from './client/netbox-client.js';
 
 const MiB = 1024 * 1024;
@@ -52,38 +51,7 @@ export const NETBOX_MCP_SETTINGS = {
   port: { flag: 'port', env: 'FLOTILLA_NETBOX_MCP_PORT', schema: PortSchema.default(8093), help: 'Port of the MCP endpoint (/mcp), /metrics and /healthz' },
   netboxUrl: { flag: 'netbox-url', env: 'FLOTILLA_NETBOX_URL', schema: HttpUrlSchema, help: 'NetBox URL (the API is under /api/)' },
   netboxToken: { flag: 'netbox-token', env: 'FLOTILLA_NETBOX_TOKEN', schema: secretSchema('the NetBox API token'), help: 'NetBox API token (sent as "Authorization: Token ...")', secret: true },
-  mcpToken: {
-    flag: 'mcp-token',
-    env: 'FLOTILLA_MCP_TOKEN',
-    schema: z.string().min(16, 'must be at least 16 characters').max(4096).optional(),
-    help: 'Bearer token MCP clients must send; unset means no client authentication',
-    secret: true,
-  },
-  budgetTokens: {
-    flag: 'budget-tokens',
-    env: 'FLOTILLA_TOOL_BUDGET_TOKENS',
-    schema: boundedInt(LIMITS.budgetMin, LIMITS.budgetMax).default(LIMITS.budgetDefault),
-    help: 'Largest tool result returned inline, in tokens',
-  },
-  tokenEncoding: {
-    flag: 'token-encoding',
-    env: 'FLOTILLA_TOKEN_ENCODING',
-    schema: z.enum(TOKEN_ENCODINGS, { message: `must be one of ${TOKEN_ENCODINGS.join(', ')}` }).default('cl100k_base'),
-    help: 'Tokenizer the budget is counted with',
-  },
-  dataDir: { flag: 'data-dir', env: 'FLOTILLA_DATA_DIR', schema: z.string().min(1).default('.flotilla/results'), help: 'Folder of spilled results' },
-  resultTtlSeconds: {
-    flag: 'result-ttl-seconds',
-    env: 'FLOTILLA_RESULT_TTL_SECONDS',
-    schema: boundedInt(10, 7 * 24 * 3600).default(STORE_DEFAULTS.ttlSeconds),
-    help: 'How long spilled results stay readable',
-  },
-  resultDiskCapMiB: {
-    flag: 'result-disk-cap-mib',
-    env: 'FLOTILLA_RESULT_DISK_CAP_MIB',
-    schema: boundedInt(1, 1024 * 1024).default(STORE_DEFAULTS.diskCapBytes / MiB),
-    help: 'Disk the result store may use; the oldest results go first',
-  },
+  ...MCP_SERVER_SETTINGS,
   ...NETBOX_UPSTREAM_SETTINGS,
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
 } as const satisfies SettingsSpec;

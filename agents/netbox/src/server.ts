@@ -1,7 +1,6 @@
-import { resolve } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectInProcess, createBoundedTools, createFileResultStore, serveMcpOverHttp, type ResultStore, type RunningMcpServer } from '@flotilla/bounded-tools';
+import { connectInProcess, createBoundedTools, resultStoreFor, serveMcpOverHttp, type ResultStore, type RunningMcpServer } from '@flotilla/bounded-tools';
 import type { Logger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
@@ -65,13 +64,7 @@ export async function startNetBoxMcpServer(config: NetBoxMcpConfig, options: Sta
   const logger = options.logger;
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: true });
   const counter = await loadTokenCounter(config.tokenEncoding);
-  const store = await createFileResultStore({
-    directory: resolve(config.dataDir),
-    ttlSeconds: config.resultTtlSeconds,
-    diskCapBytes: config.resultDiskCapMiB * 1024 * 1024,
-    maxResultBytes: Math.min(64, config.resultDiskCapMiB) * 1024 * 1024,
-    metrics,
-  });
+  const store = await resultStoreFor(config, metrics);
   const client = netBoxClientFrom(config.netboxUrl, config.netboxToken, config, metrics, logger.child({ component: 'netbox-client' }));
   const deps: NetBoxToolsetDeps = {
     client,

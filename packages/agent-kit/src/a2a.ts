@@ -30,8 +30,8 @@ export interface A2AServerOptions {
   readonly host: string;
   readonly port: number;
   readonly logger: Logger;
-  /** Extra routes (e.g. /metrics) mounted on the same server. */
-  readonly extraRoutes?: (app: express.Express) => void;
+  /** Served at /metrics (Prometheus text format) when given. */
+  readonly metrics?: { readonly registry: { metrics(): Promise<string>; readonly contentType: string } };
 }
 
 export interface RunningA2AServer {
@@ -167,7 +167,15 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
   app.get('/readyz', (_req, res) => {
     res.json({ status: 'ready' });
   });
-  options.extraRoutes?.(app);
+  const registry = options.metrics?.registry;
+  if (registry !== undefined) {
+    app.get('/metrics', (_req, res, next) => {
+      registry
+        .metrics()
+        .then((text) => res.type(registry.contentType).send(text))
+        .catch(next);
+    });
+  }
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
   app.use('/a2a/jsonrpc', express.json({ limit: '1mb' }), jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
   app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));

@@ -61,3 +61,4 @@ export { createMemoryResultStore } from './store/memory-store.js';
 export { createFileResultStore, type FileStoreOptions } from './store/file-store.js';
 export type { StoreOptions, StoreLimits } from './store/common.js';
 export { serveMcpOverHttp, connectInProcess, type RunningMcpServer, type McpHttpOptions } from './serve.js';
+export { MCP_SERVER_SETTINGS, resultStoreFor, type McpServerSettings } from './settings.js';

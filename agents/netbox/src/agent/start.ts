@@ -155,14 +155,7 @@ export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger
     host: config.host,
     port: config.port,
     logger,
-    extraRoutes: (app) => {
-      app.get('/metrics', (_req, res, next) => {
-        metrics.registry
-          .metrics()
-          .then((text) => res.type(metrics.registry.contentType).send(text))
-          .catch(next);
-      });
-    },
+    metrics,
     answer: async (question, contextId) => {
       const started = performance.now();
       const turn = await agent.ask(question, contextId);

@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { describeError, silentLogger, type Logger } from '@flotilla/core';
+import { listen } from '../http.js';
 import { createRng } from '../prng.js';
 import { ARGO_ESTATE_DEFAULTS, generateArgoEstate, type ArgoEstateOptions } from './data.js';
 import { GrpcCode, GrpcError, PERMISSION_DENIED, sendGrpcError, sendJson } from './grpc.js';
@@ -215,20 +215,9 @@ export async function startArgoCdSimulator(options: ArgoCdSimulatorOptions): Pro
   const parsed = parseOptions(SimulatorOptionsSchema, options, 'Argo CD simulator options');
   const counters: SimulatorStats = { requests: 0, bytesSent: 0 };
   const app = createArgoCdApp(options, counters);
-  const server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(parsed.port, parsed.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : parsed.port;
-  const host = parsed.host === '0.0.0.0' ? '127.0.0.1' : parsed.host === '::' ? '[::1]' : parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host;
-  const url = `http://${host}:${port}`;
+  const listening = await listen(app, parsed.host, parsed.port);
+  const url = listening.url;
   (options.logger ?? silentLogger()).info({ url }, 'Argo CD simulator listening');
-  let closing: Promise<void> | undefined;
   return {
     url,
     stats: () => ({ ...counters }),
@@ -236,12 +225,6 @@ export async function startArgoCdSimulator(options: ArgoCdSimulatorOptions): Pro
       counters.requests = 0;
       counters.bytesSent = 0;
     },
-    close: () => {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: () => listening.close(),
   };
 }

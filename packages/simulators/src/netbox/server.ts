@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { describeError, silentLogger, type Logger } from '@flotilla/core';
+import { listen } from '../http.js';
 import { createRng } from '../prng.js';
 import { parseOptions } from '../argocd/options.js';
 import { NETBOX_ESTATE_DEFAULTS, generateNetBoxEstate, type NetBoxEstateOptions } from './data.js';
@@ -219,20 +219,9 @@ export async function startNetBoxSimulator(options: NetBoxSimulatorOptions): Pro
   const parsed = parseOptions(NetBoxSimulatorOptionsSchema, options, 'NetBox simulator options');
   const counters = newStats();
   const app = createNetBoxApp(options, counters);
-  const server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(parsed.port, parsed.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : parsed.port;
-  const host = parsed.host === '0.0.0.0' ? '127.0.0.1' : parsed.host === '::' ? '[::1]' : parsed.host.includes(':') ? `[${parsed.host}]` : parsed.host;
-  const url = `http://${host}:${port}`;
+  const listening = await listen(app, parsed.host, parsed.port);
+  const url = listening.url;
   (options.logger ?? silentLogger()).info({ url }, 'NetBox simulator listening');
-  let closing: Promise<void> | undefined;
   return {
     url,
     stats: () => ({ ...counters, byEndpoint: { ...counters.byEndpoint } }),
@@ -242,12 +231,6 @@ export async function startNetBoxSimulator(options: NetBoxSimulatorOptions): Pro
       counters.rateLimited = 0;
       counters.byEndpoint = {};
     },
-    close: () => {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: () => listening.close(),
   };
 }

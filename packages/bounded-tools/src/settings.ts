@@ -1,0 +1,58 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { boundedInt, type Settings, type SettingsSpec } from '@flotilla/core';
+import type { FlotillaMetrics } from '@flotilla/metrics';
+import { TOKEN_ENCODINGS } from '@flotilla/tokens';
+import { LIMITS, STORE_DEFAULTS } from './limits.js';
+import { createFileResultStore } from './store/file-store.js';
+import type { ResultStore } from './store/types.js';
+
+const MiB = 1024 * 1024;
+
+/** Settings every Flotilla MCP server shares: client auth, the token budget, and the result store. */
+export const MCP_SERVER_SETTINGS = {
+  mcpToken: {
+    flag: 'mcp-token',
+    env: 'FLOTILLA_MCP_TOKEN',
+    schema: z.string().min(16, 'must be at least 16 characters').max(4096).optional(),
+    help: 'Bearer token MCP clients must send; unset means no client authentication',
+    secret: true,
+  },
+  budgetTokens: {
+    flag: 'budget-tokens',
+    env: 'FLOTILLA_TOOL_BUDGET_TOKENS',
+    schema: boundedInt(LIMITS.budgetMin, LIMITS.budgetMax).default(LIMITS.budgetDefault),
+    help: 'Largest tool result returned inline, in tokens',
+  },
+  tokenEncoding: {
+    flag: 'token-encoding',
+    env: 'FLOTILLA_TOKEN_ENCODING',
+    schema: z.enum(TOKEN_ENCODINGS, { message: `must be one of ${TOKEN_ENCODINGS.join(', ')}` }).default('cl100k_base'),
+    help: 'Tokenizer the budget is counted with',
+  },
+  dataDir: { flag: 'data-dir', env: 'FLOTILLA_DATA_DIR', schema: z.string().min(1).default('.flotilla/results'), help: 'Folder of spilled results' },
+  resultTtlSeconds: {
+    flag: 'result-ttl-seconds',
+    env: 'FLOTILLA_RESULT_TTL_SECONDS',
+    schema: boundedInt(10, 7 * 24 * 3600).default(STORE_DEFAULTS.ttlSeconds),
+    help: 'How long spilled results stay readable',
+  },
+  resultDiskCapMiB: {
+    flag: 'result-disk-cap-mib',
+    env: 'FLOTILLA_RESULT_DISK_CAP_MIB',
+    schema: boundedInt(1, 1024 * 1024).default(STORE_DEFAULTS.diskCapBytes / MiB),
+    help: 'Disk the result store may use; the oldest results go first',
+  },
+} as const satisfies SettingsSpec;
+export type McpServerSettings = Settings<typeof MCP_SERVER_SETTINGS>;
+
+/** The file result store the settings describe (one result at most 64 MiB, or the disk cap when smaller). */
+export function resultStoreFor(settings: Pick<McpServerSettings, 'dataDir' | 'resultTtlSeconds' | 'resultDiskCapMiB'>, metrics: FlotillaMetrics): Promise<ResultStore> {
+  return createFileResultStore({
+    directory: resolve(settings.dataDir),
+    ttlSeconds: settings.resultTtlSeconds,
+    diskCapBytes: settings.resultDiskCapMiB * MiB,
+    maxResultBytes: Math.min(64, settings.resultDiskCapMiB) * MiB,
+    metrics,
+  });
+}
