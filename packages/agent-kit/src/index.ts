@@ -35,3 +35,4 @@ export {
 export { mcpToolCaller } from './mcp.js';
 export { startA2AServer, WorkflowExecutor, type A2AServerOptions, type RunningA2AServer, type AgentDescription, type AnswerTurn } from './a2a.js';
 export { markdownTable, countLines, toolErrorText } from './present.js';
+export { connectTools, type ConnectToolsOptions, type ToolsConnection } from './tools.js';

@@ -1,14 +1,12 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
+import { connectTools, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
 import { createFileResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
-import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
+import { startArgoCdSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { ArgoCdClient } from '../client/argocd-client.js';
 import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
@@ -81,33 +79,28 @@ export interface RunningAgent {
 export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger): Promise<RunningAgent> {
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
-  const closers: (() => Promise<void>)[] = [];
-  let mcp: Client;
-  let sim: RunningSimulator | undefined;
-  if (config.mcpUrl !== undefined && !config.local) {
-    mcp = new Client({ name: 'flotilla-argocd-agent', version: '0.1.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(config.mcpUrl)));
-    closers.push(() => mcp.close());
-  } else {
-    let argocdUrl = config.argocdUrl;
-    let token = config.argocdToken;
-    if (config.local) {
-      token = randomBytes(16).toString('hex');
-      sim = await startArgoCdSimulator({ token, logger: logger.child({ component: 'argocd-sim' }) });
-      argocdUrl = sim.url;
-      closers.push(() => sim?.close() ?? Promise.resolve());
-    }
-    if (argocdUrl === undefined || token === undefined) {
-      throw new Error('set --mcp-url, or --argocd-url and --argocd-token, or --local');
-    }
-    const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-agent-')))), metrics });
-    closers.push(() => store.close());
-    const client = new ArgoCdClient({ baseUrl: argocdUrl, token, limits: UPSTREAM_DEFAULTS, metrics, logger: logger.child({ component: 'argocd-client' }) });
-    const tools = await connectArgoCdToolsInProcess({ client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }) });
-    mcp = tools.client;
-    closers.unshift(() => tools.close());
-  }
-  const agent = createArgoCdAgent({ mcp, counter });
+  const tools = await connectTools({
+    agent: 'argocd',
+    mcpUrl: config.mcpUrl,
+    local: config.local,
+    upstreamUrl: config.argocdUrl,
+    upstreamToken: config.argocdToken,
+    upstreamFlags: '--argocd-url and --argocd-token',
+    startSimulator: (token) => startArgoCdSimulator({ token, logger: logger.child({ component: 'argocd-sim' }) }),
+    inProcess: async (url, token) => {
+      const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-agent-')))), metrics });
+      const client = new ArgoCdClient({ baseUrl: url, token, limits: UPSTREAM_DEFAULTS, metrics, logger: logger.child({ component: 'argocd-client' }) });
+      const connected = await connectArgoCdToolsInProcess({ client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }) });
+      return {
+        client: connected.client,
+        async close() {
+          await connected.close();
+          await store.close();
+        },
+      };
+    },
+  });
+  const agent = createArgoCdAgent({ mcp: tools.client, counter });
   const a2a = await startA2AServer({
     agent: ARGOCD_AGENT_CARD,
     host: config.host,
@@ -134,7 +127,7 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
     url: a2a.url,
     async close() {
       await a2a.close();
-      for (const close of closers) await close();
+      await tools.close();
     },
   };
 }

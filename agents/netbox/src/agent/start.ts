@@ -1,10 +1,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startA2AServer, type AgentDescription, type TurnResult } from '@flotilla/agent-kit';
+import { connectTools, startA2AServer, type AgentDescription, type TurnResult } from '@flotilla/agent-kit';
 import { createFileResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
@@ -112,44 +110,39 @@ export function recordTurn(metrics: FlotillaMetrics, turn: TurnResult<NetBoxInte
 export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger): Promise<RunningNetBoxAgent> {
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
-  const closers: (() => Promise<void>)[] = [];
-  let mcp: Client;
-  let sim: RunningNetBoxSimulator | undefined;
   let rate: (() => RateState | undefined) | undefined;
-  if (config.mcpUrl !== undefined && !config.local) {
-    mcp = new Client({ name: 'flotilla-netbox-agent', version: '0.1.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(config.mcpUrl)));
-    closers.push(() => mcp.close());
-  } else {
-    let netboxUrl = config.netboxUrl;
-    let token = config.netboxToken;
-    if (config.local) {
-      token = randomBytes(20).toString('hex');
-      sim = await startNetBoxSimulator({ token, logger: logger.child({ component: 'netbox-sim' }) });
-      netboxUrl = sim.url;
-      closers.push(() => sim?.close() ?? Promise.resolve());
-    }
-    if (netboxUrl === undefined || token === undefined) {
-      throw new Error('set --mcp-url, or --netbox-url and --netbox-token, or --local');
-    }
-    const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-netbox-')))), metrics });
-    closers.push(() => store.close());
-    const client = netBoxClientFrom(netboxUrl, token, config, metrics, logger.child({ component: 'netbox-client' }));
-    const limiter = client.limiter;
-    if (limiter !== undefined) rate = () => ({ available: limiter.available(), ratePerSecond: limiter.settings.ratePerSecond });
-    const tools = await connectNetBoxToolsInProcess({
-      client,
-      counter,
-      store,
-      metrics,
-      logger: logger.child({ component: 'netbox-mcp' }),
-      walk: { ...NETBOX_DEFAULTS.walk, maxCalls: config.walkMaxCalls },
-    });
-    mcp = tools.client;
-    closers.unshift(() => tools.close());
-  }
+  const tools = await connectTools({
+    agent: 'netbox',
+    mcpUrl: config.mcpUrl,
+    local: config.local,
+    upstreamUrl: config.netboxUrl,
+    upstreamToken: config.netboxToken,
+    upstreamFlags: '--netbox-url and --netbox-token',
+    startSimulator: (token) => startNetBoxSimulator({ token, logger: logger.child({ component: 'netbox-sim' }) }),
+    inProcess: async (url, token) => {
+      const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-netbox-')))), metrics });
+      const client = netBoxClientFrom(url, token, config, metrics, logger.child({ component: 'netbox-client' }));
+      const limiter = client.limiter;
+      if (limiter !== undefined) rate = () => ({ available: limiter.available(), ratePerSecond: limiter.settings.ratePerSecond });
+      const connected = await connectNetBoxToolsInProcess({
+        client,
+        counter,
+        store,
+        metrics,
+        logger: logger.child({ component: 'netbox-mcp' }),
+        walk: { ...NETBOX_DEFAULTS.walk, maxCalls: config.walkMaxCalls },
+      });
+      return {
+        client: connected.client,
+        async close() {
+          await connected.close();
+          await store.close();
+        },
+      };
+    },
+  });
   const sessions: SessionStore = config.stateDir === undefined ? createMemorySessionStore() : await createFileSessionStore(resolve(config.stateDir));
-  const agent = createNetBoxAgent({ mcp, counter, sessions, rate });
+  const agent = createNetBoxAgent({ mcp: tools.client, counter, sessions, rate });
   const a2a = await startA2AServer({
     agent: NETBOX_AGENT_CARD,
     host: config.host,
@@ -179,11 +172,11 @@ export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger
   });
   return {
     url: a2a.url,
-    simulator: sim,
+    simulator: tools.simulator,
     metrics,
     async close() {
       await a2a.close();
-      for (const close of closers) await close();
+      await tools.close();
     },
   };
 }
