@@ -71,9 +71,13 @@ export interface NetBoxClientOptions {
   readonly logger: Logger;
 }
 
-function query(filters: Filters): URLSearchParams {
+/** Device components filter by their device's role as `device_role` (NetBox 4.1); devices themselves by `role`. */
+const COMPONENT_MODELS: ReadonlySet<NetBoxModel> = new Set(['interfaces', 'modules']);
+
+function query(filters: Filters, model?: NetBoxModel): URLSearchParams {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(filters)) {
+  for (const [name, value] of Object.entries(filters)) {
+    const key = name === 'role' && model !== undefined && COMPONENT_MODELS.has(model) ? 'device_role' : name;
     if (value === undefined) continue;
     if (Array.isArray(value)) for (const v of value as readonly (string | number)[]) params.append(key, String(v));
     else params.set(key, String(value));
@@ -109,7 +113,7 @@ export class NetBoxClient {
   /** One page: `limit` items from `offset` (limit <= maxPageSize), and the total. One request. */
   async page<M extends NetBoxModel>(model: M, filters: Filters, page: { limit: number; offset: number }, signal?: AbortSignal): Promise<{ count: number; results: ItemOf<M>[] }> {
     const spec = NETBOX_MODELS[model];
-    const params = query({ ...filters, limit: Math.min(page.limit, this.maxPageSize), offset: page.offset, fields: spec.fields.join(',') });
+    const params = query({ ...filters, limit: Math.min(page.limit, this.maxPageSize), offset: page.offset, fields: spec.fields.join(',') }, model);
     const body = await this.http.getJson({ operation: `list_${model}`, path: `api/${spec.path}/`, query: params, schema: pageOf(spec.schema), signal });
     return { count: body.count, results: body.results as ItemOf<M>[] };
   }
@@ -117,7 +121,7 @@ export class NetBoxClient {
   /** How many objects match: `limit=1&brief=1`, the cheapest request NetBox answers with a count. */
   async count(model: NetBoxModel, filters: Filters, signal?: AbortSignal): Promise<number> {
     const spec = NETBOX_MODELS[model];
-    const params = query({ ...filters, limit: 1, brief: 1 });
+    const params = query({ ...filters, limit: 1, brief: 1 }, model);
     const body = await this.http.getJson({ operation: `count_${model}`, path: `api/${spec.path}/`, query: params, schema: pageOf(NETBOX_MODELS[model].schema.partial().loose()), signal });
     return body.count;
   }
