@@ -8,8 +8,15 @@ import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { describeError, type Logger } from '@flotilla/core';
 import { QUESTION_MAX_CHARS } from './rules.js';
 
+/** Progress of a turn, relayed to the caller as a status update (throttled and capped by the server). */
+export type ProgressNote = (note: string) => void;
+
+/** Progress notes are cut to this many characters, and at most one is relayed per PROGRESS_MIN_INTERVAL_MS. */
+export const PROGRESS_NOTE_MAX_CHARS = 300;
+export const PROGRESS_MIN_INTERVAL_MS = 250;
+
 /** One question of one conversation (contextId), answered by an agent's workflow. */
-export type AnswerTurn = (question: string, contextId: string) => Promise<{
+export type AnswerTurn = (question: string, contextId: string, progress: ProgressNote) => Promise<{
   readonly answer: string;
   readonly options: readonly string[];
   readonly metadata: Readonly<Record<string, string | number | boolean>>;
@@ -128,7 +135,30 @@ export class WorkflowExecutor implements AgentExecutor {
     }
     status(TaskState.TASK_STATE_WORKING, 'Working on it…');
     try {
-      const turn = await this.answer(question, contextId);
+      // At most one note per interval; a note that comes sooner waits for the interval's end (the latest one wins).
+      let lastNote = 0;
+      let pending: string | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      let done = false;
+      const send = (note: string): void => {
+        if (done || this.cancelled.has(taskId)) return;
+        lastNote = performance.now();
+        status(TaskState.TASK_STATE_WORKING, note.slice(0, PROGRESS_NOTE_MAX_CHARS));
+      };
+      const progress: ProgressNote = (note) => {
+        const wait = PROGRESS_MIN_INTERVAL_MS - (performance.now() - lastNote);
+        if (wait <= 0 && timer === undefined) return send(note);
+        pending = note;
+        timer ??= setTimeout(() => {
+          timer = undefined;
+          if (pending !== undefined) send(pending);
+          pending = undefined;
+        }, Math.max(0, wait));
+      };
+      const turn = await this.answer(question, contextId, progress).finally(() => {
+        done = true;
+        clearTimeout(timer);
+      });
       if (this.cancelled.has(taskId)) {
         status(TaskState.TASK_STATE_CANCELED, 'Cancelled.');
         return;

@@ -33,6 +33,16 @@ export {
   type TurnResult,
 } from './workflow.js';
 export { mcpToolCaller } from './mcp.js';
-export { startA2AServer, WorkflowExecutor, type A2AServerOptions, type RunningA2AServer, type AgentDescription, type AnswerTurn } from './a2a.js';
+export {
+  startA2AServer,
+  WorkflowExecutor,
+  PROGRESS_NOTE_MAX_CHARS,
+  PROGRESS_MIN_INTERVAL_MS,
+  type A2AServerOptions,
+  type RunningA2AServer,
+  type AgentDescription,
+  type AnswerTurn,
+  type ProgressNote,
+} from './a2a.js';
 export { markdownTable, countLines, toolErrorText } from './present.js';
 export { connectTools, type ConnectToolsOptions, type ToolsConnection } from './tools.js';

@@ -63,7 +63,7 @@ export function rootHelp(commands: readonly Command[]): string {
     'Commands:',
     ...commands.map((c) => `  ${c.path.join(' ').padEnd(width)}${c.summary}`),
     '',
-    'Run `flotilla <command> --help` for the options of one command.',
+    'Run `flotilla <command> --help` for the options of one command; `flotilla` alone runs `flotilla up`.',
     '',
   ].join('\n');
 }

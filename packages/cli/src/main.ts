@@ -69,4 +69,6 @@ async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
-await main(process.argv.slice(2));
+// `flotilla` alone starts the platform (supervisor and domain agents); `flotilla --help` lists the commands.
+const argv = process.argv.slice(2);
+await main(argv.length === 0 ? ['up'] : argv);

@@ -20,6 +20,11 @@ export const METRIC = {
   limitationsDetected: 'flotilla_limitations_detected_total',
   limitationStrategies: 'flotilla_limitation_strategies_total',
   limitationDetectSeconds: 'flotilla_limitation_detect_seconds',
+  supervisorDelegations: 'flotilla_supervisor_delegations_total',
+  supervisorDelegationDuration: 'flotilla_supervisor_delegation_duration_seconds',
+  supervisorReplyTokens: 'flotilla_supervisor_reply_tokens',
+  supervisorReplyTruncations: 'flotilla_supervisor_reply_truncations_total',
+  supervisorAgents: 'flotilla_supervisor_agents',
   agentTurns: 'flotilla_agent_turns_total',
   agentTurnDuration: 'flotilla_agent_turn_duration_seconds',
   agentAnswerTokens: 'flotilla_agent_answer_tokens',
@@ -37,7 +42,16 @@ export const LABEL = {
   skill: 'skill',
   kind: 'kind',
   strategy: 'strategy',
+  status: 'status',
 } as const;
+
+/** How one delegation from the supervisor to a domain agent ended. */
+export const DELEGATION_OUTCOMES = ['ok', 'failed', 'timeout', 'rejected'] as const;
+export type DelegationOutcome = (typeof DELEGATION_OUTCOMES)[number];
+
+/** States of a domain agent in the supervisor's registry. */
+export const AGENT_STATES = ['ready', 'unreachable', 'pending'] as const;
+export type AgentState = (typeof AGENT_STATES)[number];
 
 /** How an agent turn ended. */
 export const TURN_OUTCOMES = ['answered', 'tool_error', 'rejected', 'failed'] as const;

@@ -23,6 +23,11 @@ export interface FlotillaMetrics {
   readonly limitationsDetected: Counter<'agent' | 'kind'>;
   readonly limitationStrategies: Counter<'agent' | 'strategy'>;
   readonly limitationDetectSeconds: Histogram<'agent'>;
+  readonly supervisorDelegations: Counter<'agent' | 'outcome'>;
+  readonly supervisorDelegationDuration: Histogram<'agent'>;
+  readonly supervisorReplyTokens: Histogram<'agent'>;
+  readonly supervisorReplyTruncations: Counter<'agent'>;
+  readonly supervisorAgents: Gauge<'status'>;
 }
 
 export interface MetricsOptions {
@@ -163,6 +168,38 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       help: 'CPU time of limitation detection per plan (count queries excluded).',
       labelNames: [LABEL.agent],
       buckets: [...BUCKETS.detectSeconds],
+      registers,
+    }),
+    supervisorDelegations: new Counter({
+      name: METRIC.supervisorDelegations,
+      help: 'Questions the supervisor delegated to a domain agent, by agent and outcome.',
+      labelNames: [LABEL.agent, LABEL.outcome],
+      registers,
+    }),
+    supervisorDelegationDuration: new Histogram({
+      name: METRIC.supervisorDelegationDuration,
+      help: 'Wall time of one delegation, request to final answer.',
+      labelNames: [LABEL.agent],
+      buckets: [...BUCKETS.seconds],
+      registers,
+    }),
+    supervisorReplyTokens: new Histogram({
+      name: METRIC.supervisorReplyTokens,
+      help: 'Size in tokens of domain agent replies as received, before the supervisor budget.',
+      labelNames: [LABEL.agent],
+      buckets: [...BUCKETS.tokens],
+      registers,
+    }),
+    supervisorReplyTruncations: new Counter({
+      name: METRIC.supervisorReplyTruncations,
+      help: 'Domain agent replies cut to the supervisor reply budget.',
+      labelNames: [LABEL.agent],
+      registers,
+    }),
+    supervisorAgents: new Gauge({
+      name: METRIC.supervisorAgents,
+      help: 'Domain agents in the supervisor registry, by state.',
+      labelNames: [LABEL.status],
       registers,
     }),
   };

@@ -7,7 +7,7 @@ import { defineCommand, type Output } from '../cli.js';
 
 export const ASK_SETTINGS = {
   question: { flag: 'question', env: 'FLOTILLA_QUESTION', schema: z.string().min(1, 'must not be empty').max(2_000, 'must be at most 2000 characters'), help: 'The question (or give it as the first word after ask)' },
-  agent: { flag: 'agent', env: 'FLOTILLA_AGENT_URL', schema: HttpUrlSchema.default('http://127.0.0.1:8092'), help: 'Base URL of the A2A agent' },
+  agent: { flag: 'agent', env: 'FLOTILLA_AGENT_URL', schema: HttpUrlSchema.default('http://127.0.0.1:8090'), help: 'Base URL of the A2A agent (default: the supervisor)' },
   context: { flag: 'context', env: 'FLOTILLA_CONTEXT_ID', schema: z.string().min(1).max(200).optional(), help: 'Conversation id, to continue one ("next page")' },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('warn'), help: 'Log level' },
 } as const;
@@ -60,7 +60,11 @@ export const askCommand = defineCommand({
   description: 'Uses the official A2A client (streaming). Pass --context to continue a conversation, e.g. with "next page".',
   settings: ASK_SETTINGS,
   positional: 'question',
-  examples: ['flotilla ask "which apps are out of sync in prod?"', 'flotilla ask "next page" --context my-thread --agent http://127.0.0.1:8092'],
+  examples: [
+    'flotilla ask "which apps are out of sync in prod?"',
+    'flotilla ask "next page" --context my-thread',
+    'flotilla ask "interfaces of every switch in ams1" --agent http://127.0.0.1:8094',
+  ],
   async run({ settings, out }) {
     const contextId = settings.context ?? randomUUID();
     const { answer, metadata } = await askAgent(settings.agent, settings.question, contextId, out);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ARGOCD_AGENT_SETTINGS, ARGOCD_MCP_SETTINGS, startArgoCdAgent, startArgoCdMcpServer } from '@flotilla/agent-argocd';
 import { NETBOX_AGENT_SETTINGS, NETBOX_MCP_SETTINGS, startNetBoxAgent, startNetBoxMcpServer } from '@flotilla/agent-netbox';
+import { SUPERVISOR_SETTINGS, startSupervisor } from '@flotilla/agent-supervisor';
 import { WORKFLOW_LIMITS } from '@flotilla/agent-kit';
 import { LIMITS } from '@flotilla/bounded-tools';
 import { boundedInt, BooleanFlagSchema, LogLevelSchema, parseSettings } from '@flotilla/core';
@@ -63,16 +64,19 @@ const NETBOX_SCRIPT: readonly string[] = [
   'reboot ams1-sw-001',
 ];
 
+/** A question that spans both domains. */
+const FANOUT_QUESTION = 'which apps are out of sync in prod and which switches are offline in ams1?';
+
 /** A metadata value as text for the transcript. */
 const show = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 export const demoCommand = defineCommand({
   path: ['demo'],
-  summary: 'Run the local demo: simulators + MCP servers + Argo CD and NetBox agents + scripted conversations over A2A',
+  summary: 'Run the local demo: simulators + MCP servers + Argo CD and NetBox agents + the supervisor + scripted conversations',
   description:
-    'Starts the Argo CD and NetBox simulators, their MCP servers and agents on free loopback ports, holds a 9-turn conversation\n' +
-    'with each agent through the official A2A client, and prints each answer with its size in tokens and the upstream requests\n' +
-    'it took. No network, no key.',
+    'Starts the Argo CD and NetBox simulators, their MCP servers and agents, and the supervisor in front of them on free loopback\n' +
+    'ports; holds a 9-turn conversation about each domain and asks one question that needs both agents, all through the\n' +
+    'supervisor with the official A2A client, and prints each answer with its size in tokens and the upstream requests it took.',
   settings: DEMO_SETTINGS,
   examples: ['flotilla demo', 'flotilla demo --applications 10000 --budget-tokens 1000', 'flotilla demo --keep-running'],
   async run({ settings, logger, out }) {
@@ -99,7 +103,12 @@ export const demoCommand = defineCommand({
     );
     const nbMcp = await startNetBoxMcpServer(nbMcpConfig, { logger });
     const nbAgent = await startNetBoxAgent(parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', 'mcp-url': nbMcp.mcpUrl, 'log-level': settings.logLevel }, {}, 'demo NetBox agent'), logger);
+    const supervisor = await startSupervisor(
+      parseSettings(SUPERVISOR_SETTINGS, { port: '0', agents: `argocd=${agent.url},netbox=${nbAgent.url}`, 'log-level': settings.logLevel }, {}, 'demo supervisor'),
+      logger,
+    );
     const stopAll = async (): Promise<void> => {
+      await supervisor.close();
       await nbAgent.close();
       await nbMcp.close();
       await nbSim.close();
@@ -110,29 +119,34 @@ export const demoCommand = defineCommand({
     };
     try {
       const counter = await loadTokenCounter(mcpConfig.tokenEncoding);
-      out.write(`Flotilla demo: Argo CD simulator ${sim.url} (${settings.applications} applications) -> MCP server ${mcp.mcpUrl} -> Argo CD agent ${agent.url} (A2A)\n`);
+      out.write(`Flotilla demo: every question goes to the supervisor ${supervisor.url} (A2A), which routes it by the agents' skills:\n`);
+      out.write(`  Argo CD simulator ${sim.url} (${settings.applications} applications) -> MCP server ${mcp.mcpUrl} -> Argo CD agent ${agent.url}\n`);
+      out.write(`  NetBox simulator ${nbSim.url} (${netbox.sites.length} sites, ${netbox.devices.length} devices, ${netbox.interfaces.length.toLocaleString('en-US')} interfaces) -> MCP server ${nbMcp.mcpUrl} -> NetBox agent ${nbAgent.url}\n`);
       out.write(`Every tool result is held to ${settings.budgetTokens} tokens; every answer to ${WORKFLOW_LIMITS.answerMaxTokens}.\n\n`);
       const degraded = estate.applications.find((a) => a.status.health?.status === 'Degraded')?.metadata.name ?? 'payments-api-prod';
-      const rows = await converse(SCRIPT.map((q) => q.replace('{degraded}', degraded)), agent.url, out, counter, () => sim.resetStats(), () => sim.stats().requests);
+      const resetUpstreams = (): void => {
+        sim.resetStats();
+        nbSim.resetStats();
+      };
+      const upstreamRequests = (): number => sim.stats().requests + nbSim.stats().requests;
+      const rows = await converse(SCRIPT.map((q) => q.replace('{degraded}', degraded)), supervisor.url, out, counter, resetUpstreams, upstreamRequests);
       const argoRequests = rows.reduce((sum, r) => sum + r.upstream, 0);
       out.write(`\nArgo CD answered ${argoRequests} requests for ${SCRIPT.length} questions; the largest answer was ${Math.max(...rows.map((r) => r.tokens))} tokens.\n\n`);
 
-      out.write(`NetBox: simulator ${nbSim.url} (${netbox.sites.length} sites, ${netbox.devices.length} devices, ${netbox.interfaces.length.toLocaleString('en-US')} interfaces) -> MCP server ${nbMcp.mcpUrl} -> NetBox agent ${nbAgent.url} (A2A)\n\n`);
       const prefix = netbox.prefixes.find((p) => p.prefix.endsWith('/24') && p.status.value === 'active')?.prefix ?? '10.1.0.0/24';
-      const nbRows = await converse(NETBOX_SCRIPT.map((q) => q.replace('{prefix}', prefix)), nbAgent.url, out, counter, () => nbSim.resetStats(), () => nbSim.stats().requests);
+      const nbRows = await converse(NETBOX_SCRIPT.map((q) => q.replace('{prefix}', prefix)), supervisor.url, out, counter, resetUpstreams, upstreamRequests);
       const nbRequests = nbRows.reduce((sum, r) => sum + r.upstream, 0);
       out.write(
         `\nNetBox answered ${nbRequests} requests for ${NETBOX_SCRIPT.length} questions (one request per device would have taken ${1 + netbox.devices.filter((d) => d.site.slug === 'ams1' && d.role.slug === 'switch').length} for the second one alone); ` +
           `the largest answer was ${Math.max(...nbRows.map((r) => r.tokens))} tokens.\n`,
       );
+      out.write('\nA question for both agents: the supervisor asks them in parallel and keeps both answers.\n\n');
+      await converse([FANOUT_QUESTION], supervisor.url, out, counter, resetUpstreams, upstreamRequests);
       if (!settings.keepRunning) {
         await stopAll();
         return undefined;
       }
-      out.write(
-        `\nStill running (Ctrl-C stops). Try: pnpm flotilla ask --agent ${agent.url} --question "what needs attention?"\n` +
-          `  or: pnpm flotilla ask --agent ${nbAgent.url} --question "interfaces of every switch in ams1"\n`,
-      );
+      out.write(`\nStill running (Ctrl-C stops). Try: pnpm flotilla ask --agent ${supervisor.url} "interfaces of every switch in ams1"\n`);
       return { close: stopAll };
     } catch (error) {
       await stopAll();
@@ -143,6 +157,7 @@ export const demoCommand = defineCommand({
 
 interface TurnRow {
   readonly question: string;
+  readonly agent: string;
   readonly intent: string;
   readonly path: string;
   readonly tokens: number;
@@ -168,12 +183,16 @@ async function converse(
     const tokens = counter.count(answer);
     const upstream = upstreamRequests();
     out.write(`${answer.split('\n').map((line) => `  ${line}`).join('\n')}\n`);
-    out.write(`  [${tokens} tokens, intent ${show(metadata.intent)}, path ${show(metadata.strategy)}, ${show(metadata.tool_calls)} tool calls, ${upstream} upstream requests]\n\n`);
-    rows.push({ question, intent: show(metadata.intent), path: show(metadata.strategy), tokens, upstream });
+    // Through the supervisor, the domain agent's own metadata comes prefixed with agent_.
+    const agentName = show(metadata.routed ?? '');
+    const intent = show(metadata.agent_intent ?? metadata.intent ?? (metadata.path === 'fanout' ? 'several' : ''));
+    const path = show(metadata.agent_strategy ?? metadata.strategy ?? metadata.path ?? '');
+    out.write(`  [${tokens} tokens; agent ${agentName || 'none'}, intent ${intent}, path ${path}; ${upstream} upstream requests]\n\n`);
+    rows.push({ question, agent: agentName, intent, path, tokens, upstream });
   }
-  out.write('question                                   intent                path               tokens  upstream\n');
+  out.write('question                                   agent           intent                path               tokens  upstream\n');
   for (const r of rows) {
-    out.write(`${r.question.slice(0, 40).padEnd(43)}${r.intent.padEnd(22)}${r.path.padEnd(19)}${String(r.tokens).padStart(6)}${String(r.upstream).padStart(10)}\n`);
+    out.write(`${r.question.slice(0, 40).padEnd(43)}${r.agent.slice(0, 14).padEnd(16)}${r.intent.padEnd(22)}${r.path.padEnd(19)}${String(r.tokens).padStart(6)}${String(r.upstream).padStart(10)}\n`);
   }
   return rows;
 }

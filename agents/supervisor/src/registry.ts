@@ -1,0 +1,247 @@
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { describeError, type Logger } from '@flotilla/core';
+import { AGENT_STATES, type AgentState, type FlotillaMetrics } from '@flotilla/metrics';
+import type { AgentEndpoint, AgentSource, EndpointChange } from './discovery/types.js';
+
+/** A skill as the router reads it (from the agent's card, bounded). */
+export interface SkillView {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly tags: readonly string[];
+  readonly examples: readonly string[];
+}
+
+export interface RegisteredAgent {
+  readonly id: string;
+  readonly url: string;
+  readonly source: AgentEndpoint['source'];
+  readonly state: AgentState;
+  readonly name: string;
+  readonly description: string;
+  readonly skills: readonly SkillView[];
+  /** Why the agent is unreachable, when it is. */
+  readonly error: string | undefined;
+  /** An A2A client for it, once its card was read. */
+  readonly client: Client | undefined;
+}
+
+/** Credentials the supervisor sends to an agent that requires them (bearer token or API key headers). */
+export interface AgentCredentials {
+  headersFor(url: URL): Readonly<Record<string, string>>;
+}
+
+export const REGISTRY_LIMITS = {
+  /** Agents held at once; more endpoints are ignored with a warning. */
+  maxAgents: 50,
+  /** Skills read from one card, examples per skill, characters per text field. */
+  maxSkills: 20,
+  maxExamples: 10,
+  maxText: 500,
+  /** Largest agent card read (bytes), and the time allowed to read it. */
+  maxCardBytes: 256 * 1024,
+  cardTimeoutMs: 5_000,
+  /** Cards are read again this often, and unreachable agents retried (doubling from 1 s up to this). */
+  refreshMs: 60_000,
+} as const;
+
+export interface RegistryOptions {
+  readonly sources: readonly AgentSource[];
+  readonly logger: Logger;
+  readonly metrics: FlotillaMetrics;
+  readonly credentials?: AgentCredentials | undefined;
+  /** The supervisor's own card name: an agent with that name is never registered (no delegation loops). */
+  readonly selfName: string;
+  readonly refreshMs?: number;
+}
+
+const cut = (value: unknown, max: number = REGISTRY_LIMITS.maxText): string => (typeof value === 'string' ? value.slice(0, max) : '');
+
+/**
+ * A `fetch` for the A2A SDK that adds the agent's credentials, bounds every call's time unless the caller gave a
+ * signal, and refuses an agent card over the size cap (read to the cap, never further).
+ */
+export function boundedFetch(credentials: AgentCredentials | undefined): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : input.toString());
+    const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
+    for (const [key, value] of Object.entries(credentials?.headersFor(url) ?? {})) headers.set(key, value);
+    const card = url.pathname.endsWith('agent-card.json');
+    const signal = init?.signal ?? (card ? AbortSignal.timeout(REGISTRY_LIMITS.cardTimeoutMs) : undefined);
+    const response = await fetch(input instanceof Request ? new Request(input, { headers, signal }) : input, { ...init, headers, ...(signal === undefined ? {} : { signal }) });
+    if (!card || response.body === null) return response;
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Uint8Array).length;
+      if (size > REGISTRY_LIMITS.maxCardBytes) throw new Error(`agent card at ${url.origin} is over ${REGISTRY_LIMITS.maxCardBytes} bytes`);
+      chunks.push(chunk as Uint8Array);
+    }
+    return new Response(Buffer.concat(chunks), { status: response.status, headers: response.headers });
+  };
+}
+
+/** An A2A client factory whose every request goes through `boundedFetch` (credentials, time, card size). */
+export function clientFactory(credentials: AgentCredentials | undefined): ClientFactory {
+  const fetchImpl = boundedFetch(credentials);
+  return new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  );
+}
+
+interface Entry {
+  endpoint: AgentEndpoint;
+  state: AgentState;
+  name: string;
+  description: string;
+  skills: SkillView[];
+  error: string | undefined;
+  client: Client | undefined;
+  retryMs: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/**
+ * The domain agents the supervisor can route to: endpoints from its sources (configuration, Kubernetes), each
+ * with its card read (skills for routing) and an A2A client. Cards are re-read periodically and whenever a
+ * source reports a change; unreachable agents are retried with backoff. Bounded in agents, skills and card size.
+ */
+export class AgentRegistry {
+  private readonly entries = new Map<string, Entry>();
+  private readonly factory: ClientFactory;
+  private closed = false;
+
+  constructor(private readonly options: RegistryOptions) {
+    this.factory = clientFactory(options.credentials);
+  }
+
+  async start(): Promise<void> {
+    const first: Promise<void>[] = [];
+    for (const source of this.options.sources) {
+      await source.start((change) => {
+        const loaded = this.apply(change);
+        if (loaded !== undefined) first.push(loaded);
+      });
+    }
+    // Cards of the endpoints known at start are read before the supervisor takes questions.
+    await Promise.all(first);
+  }
+
+  /** Every agent, in the order they were registered. */
+  list(): RegisteredAgent[] {
+    return [...this.entries.values()].map((e) => ({
+      id: e.endpoint.id,
+      url: e.endpoint.url,
+      source: e.endpoint.source,
+      state: e.state,
+      name: e.name,
+      description: e.description,
+      skills: e.skills,
+      error: e.error,
+      client: e.client,
+    }));
+  }
+
+  ready(): RegisteredAgent[] {
+    return this.list().filter((a) => a.state === 'ready');
+  }
+
+  get(id: string): RegisteredAgent | undefined {
+    return this.list().find((a) => a.id === id);
+  }
+
+  /** Marks an agent unreachable after a failed call, so its card is read again before the next question goes to it. */
+  markUnreachable(id: string, error: string): void {
+    const entry = this.entries.get(id);
+    if (entry === undefined || entry.state !== 'ready') return;
+    entry.state = 'unreachable';
+    entry.error = error;
+    entry.retryMs = 1_000;
+    this.schedule(entry, entry.retryMs);
+    this.report();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const entry of this.entries.values()) clearTimeout(entry.timer);
+    await Promise.all(this.options.sources.map((s) => s.close()));
+  }
+
+  private apply(change: EndpointChange): Promise<void> | undefined {
+    if (change.type === 'removed') {
+      const entry = this.entries.get(change.id);
+      if (entry !== undefined) clearTimeout(entry.timer);
+      this.entries.delete(change.id);
+      this.options.logger.info({ agent: change.id }, 'agent removed from the registry');
+      this.report();
+      return undefined;
+    }
+    const known = this.entries.get(change.endpoint.id);
+    if (known === undefined && this.entries.size >= REGISTRY_LIMITS.maxAgents) {
+      this.options.logger.warn({ agent: change.endpoint.id, max: REGISTRY_LIMITS.maxAgents }, 'registry full: agent ignored');
+      return undefined;
+    }
+    if (known !== undefined && known.endpoint.url === change.endpoint.url && known.state === 'ready') return undefined;
+    if (known !== undefined) clearTimeout(known.timer);
+    const entry: Entry = known ?? { endpoint: change.endpoint, state: 'pending', name: change.endpoint.id, description: '', skills: [], error: undefined, client: undefined, retryMs: 1_000, timer: undefined };
+    entry.endpoint = change.endpoint;
+    entry.state = 'pending';
+    this.entries.set(change.endpoint.id, entry);
+    this.report();
+    return this.load(entry);
+  }
+
+  private async load(entry: Entry): Promise<void> {
+    const url = entry.endpoint.url;
+    try {
+      const client = await this.factory.createFromUrl(url);
+      const card = await client.getAgentCard();
+      if (this.entries.get(entry.endpoint.id) !== entry || entry.endpoint.url !== url) return;
+      if (card.name === this.options.selfName) {
+        entry.state = 'unreachable';
+        entry.error = 'this is a supervisor: never delegated to (no loops)';
+        this.options.logger.warn({ agent: entry.endpoint.id }, 'a supervisor was discovered as an agent: ignored');
+        this.report();
+        return;
+      }
+      entry.name = cut(card.name, 100) || entry.endpoint.id;
+      entry.description = cut(card.description);
+      entry.skills = card.skills.slice(0, REGISTRY_LIMITS.maxSkills).map((s) => ({
+        id: cut(s.id, 100),
+        name: cut(s.name, 200),
+        description: cut(s.description),
+        tags: s.tags.slice(0, 20).map((t) => cut(t, 50)),
+        examples: s.examples.slice(0, REGISTRY_LIMITS.maxExamples).map((e) => cut(e, 200)),
+      }));
+      entry.client = client;
+      entry.state = 'ready';
+      entry.error = undefined;
+      entry.retryMs = 1_000;
+      this.options.logger.info({ agent: entry.endpoint.id, name: entry.name, skills: entry.skills.length }, 'agent registered');
+      this.schedule(entry, this.options.refreshMs ?? REGISTRY_LIMITS.refreshMs);
+    } catch (error) {
+      if (this.entries.get(entry.endpoint.id) !== entry) return;
+      entry.state = 'unreachable';
+      entry.error = describeError(error);
+      this.options.logger.warn({ agent: entry.endpoint.id, url, err: entry.error, retryMs: entry.retryMs }, 'agent card could not be read');
+      this.schedule(entry, entry.retryMs);
+      entry.retryMs = Math.min(entry.retryMs * 2, this.options.refreshMs ?? REGISTRY_LIMITS.refreshMs);
+    } finally {
+      this.report();
+    }
+  }
+
+  private schedule(entry: Entry, ms: number): void {
+    clearTimeout(entry.timer);
+    if (this.closed) return;
+    entry.timer = setTimeout(() => void this.load(entry), ms);
+    entry.timer.unref();
+  }
+
+  private report(): void {
+    for (const state of AGENT_STATES) this.options.metrics.supervisorAgents.set({ status: state }, [...this.entries.values()].filter((e) => e.state === state).length);
+  }
+}

@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
+import { BooleanFlagSchema, boundedInt, FlotillaError, HostSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
+import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
+import { loadTokenCounter } from '@flotilla/tokens';
+import { DISCOVERY_LABEL, kubernetesAgentSource } from './discovery/kubernetes.js';
+import { staticAgentSource, type AgentSource } from './discovery/types.js';
+import { AgentRegistry, REGISTRY_LIMITS, type AgentCredentials } from './registry.js';
+import { Supervisor, SUPERVISOR_LIMITS } from './supervisor.js';
+
+/** `name=url` pairs, comma-separated: the agents the supervisor routes to besides discovered ones. */
+export const AgentListSchema = z
+  .string()
+  .max(4_000, 'must be at most 4000 characters')
+  .transform((text, ctx) => {
+    const pairs = text
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p.length > 0);
+    const out: { id: string; url: string }[] = [];
+    for (const pair of pairs) {
+      const match = /^([a-z0-9][a-z0-9_.-]{0,62})=(https?:\/\/\S+)$/i.exec(pair);
+      if (match === null) {
+        ctx.addIssue({ code: 'custom', message: `"${pair.slice(0, 80)}" is not name=http(s)://host:port` });
+        return z.NEVER;
+      }
+      out.push({ id: match[1] ?? '', url: (match[2] ?? '').replace(/\/+$/, '') });
+    }
+    if (out.length > REGISTRY_LIMITS.maxAgents) {
+      ctx.addIssue({ code: 'custom', message: `at most ${REGISTRY_LIMITS.maxAgents} agents` });
+      return z.NEVER;
+    }
+    return out;
+  });
+
+export const SUPERVISOR_SETTINGS = {
+  host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
+  port: { flag: 'port', env: 'FLOTILLA_SUPERVISOR_PORT', schema: PortSchema.default(8090), help: 'Port of the supervisor (A2A card, JSON-RPC, REST, /metrics)' },
+  agents: {
+    flag: 'agents',
+    env: 'FLOTILLA_AGENTS',
+    schema: AgentListSchema.default([]),
+    help: 'Domain agents as name=url pairs, comma-separated (e.g. argocd=http://127.0.0.1:8092,netbox=http://127.0.0.1:8094)',
+  },
+  kubernetes: {
+    flag: 'kubernetes',
+    env: 'FLOTILLA_DISCOVER_KUBERNETES',
+    schema: BooleanFlagSchema.default(false),
+    help: `Also discover agents from Kubernetes Services labelled ${DISCOVERY_LABEL} (in-cluster config, else ~/.kube/config)`,
+    isSwitch: true,
+  },
+  namespace: { flag: 'namespace', env: 'FLOTILLA_NAMESPACE', schema: z.string().min(1).max(63).optional(), help: 'Namespace to discover agents in (unset: all the token may list)' },
+  agentToken: {
+    flag: 'agent-token',
+    env: 'FLOTILLA_AGENT_TOKEN',
+    schema: z.string().min(16, 'must be at least 16 characters').max(4096).optional(),
+    help: 'Bearer token sent to domain agents that require one',
+    secret: true,
+  },
+  maxDelegations: {
+    flag: 'max-delegations',
+    env: 'FLOTILLA_MAX_DELEGATIONS',
+    schema: boundedInt(1, 10).default(SUPERVISOR_LIMITS.maxDelegations),
+    help: 'Agents one question may be delegated to',
+  },
+  callTimeoutMs: {
+    flag: 'call-timeout-ms',
+    env: 'FLOTILLA_CALL_TIMEOUT_MS',
+    schema: boundedInt(1_000, 600_000).default(SUPERVISOR_LIMITS.callTimeoutMs),
+    help: 'Time one delegation may take',
+  },
+  replyMaxTokens: {
+    flag: 'reply-max-tokens',
+    env: 'FLOTILLA_REPLY_MAX_TOKENS',
+    schema: boundedInt(200, 50_000).default(SUPERVISOR_LIMITS.replyMaxTokens),
+    help: 'Tokens of one agent reply passed on (longer ones are cut with a pointer to the rest)',
+  },
+  logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
+} as const satisfies SettingsSpec;
+export type SupervisorConfig = Settings<typeof SUPERVISOR_SETTINGS>;
+
+export const SUPERVISOR_CARD: AgentDescription = {
+  name: 'Flotilla supervisor',
+  description: 'Routes operations questions to the Flotilla domain agents (Argo CD, NetBox, …) by their skills, in parallel when a question spans domains, and merges their answers within a token budget.',
+  version: '0.1.0',
+  skills: [
+    {
+      id: 'route',
+      name: 'Operations questions',
+      description: 'Any question the domain agents answer; follow-ups ("next page") reach the agent that answered.',
+      tags: ['supervisor', 'routing'],
+      examples: ['which apps are out of sync in prod?', 'interfaces of every switch in ams1', 'which apps are out of sync in prod and which switches are offline in ams1?'],
+    },
+  ],
+};
+
+export interface RunningSupervisor {
+  readonly url: string;
+  readonly registry: AgentRegistry;
+  readonly metrics: FlotillaMetrics;
+  close(): Promise<void>;
+}
+
+/** Bearer credentials for every agent, when configured. */
+function bearer(token: string | undefined): AgentCredentials | undefined {
+  return token === undefined ? undefined : { headersFor: () => ({ authorization: `Bearer ${token}` }) };
+}
+
+/** The supervisor over A2A: a registry of domain agents (configured and discovered) and the router in front of them. */
+export async function startSupervisor(config: SupervisorConfig, logger: Logger, extraSources: readonly AgentSource[] = []): Promise<RunningSupervisor> {
+  const counter = await loadTokenCounter();
+  const metrics = createMetrics({ defaultMetrics: true });
+  const sources: AgentSource[] = [staticAgentSource(config.agents), ...extraSources];
+  if (config.kubernetes) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromDefault();
+    sources.push(kubernetesAgentSource({ kubeConfig, namespace: config.namespace, logger: logger.child({ component: 'discovery' }) }));
+  }
+  if (sources.length === 1 && config.agents.length === 0) {
+    throw new FlotillaError('config_invalid', 'the supervisor has no agents: set --agents name=url,… or --kubernetes', { remedy: 'Run flotilla supervisor --help for the settings.' });
+  }
+  const registry = new AgentRegistry({ sources, logger: logger.child({ component: 'registry' }), metrics, credentials: bearer(config.agentToken), selfName: SUPERVISOR_CARD.name });
+  await registry.start();
+  const supervisor = new Supervisor({
+    registry,
+    counter,
+    metrics,
+    logger,
+    maxDelegations: config.maxDelegations,
+    callTimeoutMs: config.callTimeoutMs,
+    replyMaxTokens: config.replyMaxTokens,
+  });
+  const a2a = await startA2AServer({
+    agent: SUPERVISOR_CARD,
+    host: config.host,
+    port: config.port,
+    logger,
+    metrics,
+    answer: async (question, contextId, progress) => {
+      const started = performance.now();
+      const turn = await supervisor.answer(question, contextId, progress);
+      const answerTokens = counter.count(turn.answer);
+      metrics.agentTurns.inc({ agent: 'supervisor', skill: 'route', path: 'direct', outcome: turn.metadata.failed === '' ? 'answered' : 'tool_error' });
+      metrics.agentTurnDuration.observe({ agent: 'supervisor', skill: 'route', path: 'direct' }, (performance.now() - started) / 1000);
+      metrics.agentAnswerTokens.observe({ agent: 'supervisor' }, answerTokens);
+      return { answer: turn.answer, options: turn.options, data: turn.data, metadata: { ...turn.metadata, answer_tokens: answerTokens } };
+    },
+  });
+  logger.info({ url: a2a.url, agents: registry.list().map((a) => `${a.id} (${a.state})`) }, 'supervisor ready');
+  return {
+    url: a2a.url,
+    registry,
+    metrics,
+    async close() {
+      await a2a.close();
+      await registry.close();
+    },
+  };
+}

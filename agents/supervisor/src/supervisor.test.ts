@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Role } from '@a2a-js/sdk';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent, type RunningAgent } from '@flotilla/agent-argocd';
+import { startA2AServer, type RunningA2AServer } from '@flotilla/agent-kit';
+import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from '@flotilla/agent-netbox';
+import { parseSettings, silentLogger } from '@flotilla/core';
+import { startArgoCdSimulator, startNetBoxSimulator, type RunningNetBoxSimulator, type RunningSimulator } from '@flotilla/simulators';
+import { SUPERVISOR_SETTINGS, startSupervisor, type RunningSupervisor } from './start.js';
+
+const TOKEN = 'supervisor-test-token-0123';
+let argoSim: RunningSimulator;
+let netboxSim: RunningNetBoxSimulator;
+let argocd: RunningAgent;
+let netbox: RunningNetBoxAgent;
+let slow: RunningA2AServer;
+let chatty: RunningA2AServer;
+let supervisor: RunningSupervisor;
+
+interface Reply {
+  readonly answer: string;
+  readonly metadata: Record<string, unknown>;
+  readonly notes: string[];
+}
+
+async function ask(url: string, question: string, contextId: string): Promise<Reply> {
+  const client = await new ClientFactory().createFromUrl(url);
+  let answer = '';
+  let metadata: Record<string, unknown> = {};
+  const notes: string[] = [];
+  for await (const event of client.sendMessageStream({
+    tenant: '',
+    message: {
+      messageId: randomUUID(),
+      contextId,
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text', value: question }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  })) {
+    const payload = event.payload;
+    if (payload?.$case === 'statusUpdate') {
+      const note = payload.value.status?.message?.parts[0]?.content;
+      if (note?.$case === 'text') notes.push(note.value);
+    } else if (payload?.$case === 'artifactUpdate') {
+      const part = payload.value.artifact?.parts[0]?.content;
+      if (part?.$case === 'text') answer = part.value;
+      metadata = payload.value.artifact?.metadata ?? {};
+    }
+  }
+  return { answer, metadata, notes };
+}
+
+const card = (name: string, tags: string[], examples: string[]) => ({
+  name,
+  description: `${name} for tests`,
+  version: '0.0.1',
+  skills: [{ id: name.toLowerCase().replace(/\W+/g, '-'), name, description: `${name} answers`, tags, examples }],
+});
+
+beforeAll(async () => {
+  argoSim = await startArgoCdSimulator({ token: TOKEN });
+  netboxSim = await startNetBoxSimulator({ token: TOKEN });
+  argocd = await startArgoCdAgent(parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', 'argocd-url': argoSim.url, 'argocd-token': TOKEN }, {}, 'a'), silentLogger());
+  netbox = await startNetBoxAgent(parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', 'netbox-url': netboxSim.url, 'netbox-token': TOKEN }, {}, 'n'), silentLogger());
+  slow = await startA2AServer({
+    agent: card('Weather agent', ['weather', 'forecast'], ['weather forecast for tomorrow']),
+    host: '127.0.0.1',
+    port: 0,
+    logger: silentLogger(),
+    answer: () => new Promise((resolve) => setTimeout(() => resolve({ answer: 'sunny', options: [], metadata: {} }), 5_000)),
+  });
+  chatty = await startA2AServer({
+    agent: card('Log agent', ['logs', 'syslog'], ['show the syslog of the routers']),
+    host: '127.0.0.1',
+    port: 0,
+    logger: silentLogger(),
+    answer: () => Promise.resolve({ answer: Array.from({ length: 2_000 }, (_, i) => `log line ${i}: interface flap on port ${i % 48}`).join('\n'), options: ['next page'], metadata: {} }),
+  });
+  const agents = `argocd=${argocd.url},netbox=${netbox.url},weather=${slow.url},logs=${chatty.url}`;
+  supervisor = await startSupervisor(parseSettings(SUPERVISOR_SETTINGS, { port: '0', agents, 'call-timeout-ms': '1500', 'reply-max-tokens': '3000' }, {}, 's'), silentLogger());
+}, 60_000);
+
+afterAll(async () => {
+  await supervisor.close();
+  await Promise.all([argocd.close(), netbox.close(), slow.close(), chatty.close()]);
+  await Promise.all([argoSim.close(), netboxSim.close()]);
+});
+
+describe('supervisor over A2A', () => {
+  it('reads every agent card at start', () => {
+    expect(supervisor.registry.list().map((a) => [a.id, a.state])).toEqual([
+      ['argocd', 'ready'],
+      ['netbox', 'ready'],
+      ['weather', 'ready'],
+      ['logs', 'ready'],
+    ]);
+  });
+
+  it('routes by skills and relays the agent\'s progress as its own status updates', async () => {
+    const r = await ask(supervisor.url, 'which apps are out of sync in prod?', randomUUID());
+    expect(r.metadata.routed).toBe('argocd');
+    expect(r.answer).toMatch(/applications/);
+    expect(r.notes.some((n) => n.startsWith('Flotilla Argo CD agent: '))).toBe(true);
+  });
+
+  it('forwards the conversation: "next batch" reaches the agent that answered', async () => {
+    const contextId = randomUUID();
+    const first = await ask(supervisor.url, 'interfaces of every switch in ams1', contextId);
+    expect(first.metadata.routed).toBe('netbox');
+    expect(first.answer).toMatch(/Batch 1 of/);
+    const next = await ask(supervisor.url, 'next batch', contextId);
+    expect(next.metadata.path).toBe('followup');
+    expect(next.answer).toMatch(/Batch 2 of/);
+  });
+
+  it('fans out a question that spans domains and keeps both answers', async () => {
+    const r = await ask(supervisor.url, 'which apps are out of sync in prod and which switches are offline in ams1?', randomUUID());
+    expect(r.metadata.path).toBe('fanout');
+    expect(String(r.metadata.routed).split(',').sort()).toEqual(['argocd', 'netbox']);
+    expect(r.answer).toContain('*Flotilla Argo CD agent* (asked: "which apps are out of sync in prod")');
+    expect(r.answer).toContain('*Flotilla NetBox agent* (asked: "which switches are offline in ams1?")');
+    expect(r.answer).toMatch(/applications/);
+    expect(r.answer).toMatch(/devices at ams1, role switch, status offline/);
+  });
+
+  it('cuts an over-budget reply to the budget with a pointer to the rest', async () => {
+    const r = await ask(supervisor.url, 'show the syslog of the routers', randomUUID());
+    expect(r.metadata.routed).toBe('logs');
+    expect(r.answer).toMatch(/cut to 3000 of \d+ tokens by the supervisor/);
+    expect(r.answer).toContain(chatty.url);
+    expect(r.answer).toContain('log line 0:');
+    expect(r.answer).not.toContain('log line 1999:');
+  });
+
+  it('answers clearly when an agent is slow (deadline) and never waits forever', async () => {
+    const started = performance.now();
+    const r = await ask(supervisor.url, 'weather forecast for tomorrow', randomUUID());
+    expect(r.answer).toMatch(/did not answer within 2 s|did not answer within 1 s/);
+    expect(r.metadata.failed).toBe('weather');
+    expect(performance.now() - started).toBeLessThan(4_500);
+  });
+
+  it('one agent down still yields the other\'s answer, and names the one that failed', async () => {
+    const extra = await startNetBoxAgent(parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', 'netbox-url': netboxSim.url, 'netbox-token': TOKEN }, {}, 'n2'), silentLogger());
+    const second = await startSupervisor(parseSettings(SUPERVISOR_SETTINGS, { port: '0', agents: `argocd=${argocd.url},netbox=${extra.url}` }, {}, 's2'), silentLogger());
+    try {
+      await extra.close();
+      const r = await ask(second.url, 'which apps are out of sync in prod and which switches are offline in ams1?', randomUUID());
+      expect(r.answer).toMatch(/applications/);
+      expect(r.answer).toMatch(/\*Flotilla NetBox agent\*: no answer — the Flotilla NetBox agent could not be reached/);
+      expect(r.metadata.failed).toBe('netbox');
+      expect(second.registry.get('netbox')?.state).toBe('unreachable');
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('says what it can do when no agent covers the question', async () => {
+    const r = await ask(supervisor.url, 'order pizza for the team', randomUUID());
+    expect(r.metadata.path).toBe('none');
+    expect(r.answer).toMatch(/None of my agents covers that/);
+    expect(r.answer).toContain('Flotilla NetBox agent');
+  });
+});
