@@ -5,14 +5,18 @@ import { loadTokenCounter } from '@flotilla/tokens';
 import { benchA2A } from './a2a.js';
 import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
 import { benchNetBox } from './netbox.js';
+import { benchSupervisorHop } from './supervisor.js';
 
 const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results
                     --container-memory-mib 256 --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
-                    --suites netbox,argocd,a2a --netbox-latency-ms 20]
+                    --suites netbox,supervisor,argocd,a2a --netbox-latency-ms 20]
 
 NetBox: the N+1 scenario (interfaces of every device at a 200-device site) read naively, batched and sampled
 against the simulator with --netbox-latency-ms per request: upstream requests, wall time, exact or not; and the
 CPU time of limitation detection per plan. Writes <out>/netbox.json.
+
+Supervisor: the hop's overhead, the NetBox agent asked directly and through the supervisor (each its own
+process), at --a2a-concurrency levels with --a2a-requests each. Writes <out>/supervisor.json.
 
 Measures, for each Argo CD estate: the bytes the simulator sends for an unprojected application list and for
 the projection our client asks for, the bytes actually fetched while ${'`clients`'} concurrent MCP clients page
@@ -37,7 +41,7 @@ async function main(): Promise<void> {
       'server-node-args': { type: 'string', default: '' },
       'a2a-concurrency': { type: 'string', default: '10,50' },
       'a2a-requests': { type: 'string', default: '200' },
-      suites: { type: 'string', default: 'netbox,argocd,a2a' },
+      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a' },
       'netbox-latency-ms': { type: 'string', default: '20' },
       help: { type: 'boolean', default: false },
     },
@@ -47,10 +51,10 @@ async function main(): Promise<void> {
     return;
   }
   const suites = new Set(values.suites.split(','));
-  const unknownSuites = [...suites].filter((s) => !['netbox', 'argocd', 'a2a'].includes(s));
+  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a'].includes(s));
   const latencyMs = Number(values['netbox-latency-ms']);
   if (unknownSuites.length > 0 || !Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 5_000) {
-    process.stderr.write('bench: --suites takes netbox, argocd, a2a (comma-separated); --netbox-latency-ms 0-5000\n');
+    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a (comma-separated); --netbox-latency-ms 0-5000\n');
     process.exitCode = 2;
     return;
   }
@@ -78,6 +82,32 @@ async function main(): Promise<void> {
     await writeFile(`${values.out}/netbox.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...nb }, null, 2)}\n`);
     process.stdout.write(`Wrote ${values.out}/netbox.json\n\n`);
   }
+  const cliPath = fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
+  if (suites.has('supervisor')) {
+    const levels = values['a2a-concurrency'].split(',').map(Number);
+    const requests = Number(values['a2a-requests']);
+    if (levels.some((n) => !Number.isInteger(n) || n < 1 || n > 200) || !Number.isInteger(requests) || requests < 1 || requests > 10_000) {
+      process.stderr.write('bench: --a2a-concurrency takes whole numbers 1-200 (comma-separated), --a2a-requests 1-10000\n');
+      process.exitCode = 2;
+      return;
+    }
+    process.stdout.write(`supervisor: the hop's overhead, ${requests} requests per level...\n`);
+    const hop = await benchSupervisorHop({ cli: cliPath, levels, requests });
+    process.stdout.write(
+      `\n${markdown(
+        ['route', 'concurrency', 'requests', 'p50 ms', 'p99 ms', 'failures'],
+        hop.rows.map((r) => [r.route, String(r.concurrency), String(r.requests), r.p50Ms.toFixed(1), r.p99Ms.toFixed(1), String(r.failures)]),
+      )}`,
+    );
+    for (const level of levels) {
+      const direct = hop.rows.find((r) => r.concurrency === level && r.route === 'direct to the NetBox agent');
+      const via = hop.rows.find((r) => r.concurrency === level && r.route === 'through the supervisor');
+      if (direct !== undefined && via !== undefined) process.stdout.write(`Supervisor hop at concurrency ${level}: +${(via.p50Ms - direct.p50Ms).toFixed(1)} ms p50, +${(via.p99Ms - direct.p99Ms).toFixed(1)} ms p99.\n`);
+    }
+    process.stdout.write(`Peak RSS of the supervisor: ${hop.supervisorPeakRssMiB.toFixed(1)} MiB.\n`);
+    await writeFile(`${values.out}/supervisor.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...hop }, null, 2)}\n`);
+    process.stdout.write(`Wrote ${values.out}/supervisor.json\n\n`);
+  }
   if (!suites.has('argocd') && !suites.has('a2a')) return;
   const estates = values.applications.split(',').map(Number);
   const clients = Number(values.clients);
@@ -98,7 +128,7 @@ async function main(): Promise<void> {
   const heapArgs = containerMiB > 0 ? [`--max-old-space-size=${Math.floor((containerMiB * HEAP_PERCENT) / 100)}`] : [];
   const serverNodeArgs = [...heapArgs, ...values['server-node-args'].split(' ').filter((a) => a.length > 0)];
   process.stdout.write(`MCP server process: node ${serverNodeArgs.join(' ') || '(default flags)'}\n`);
-  const cli = fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
+  const cli = cliPath;
   const counter = await loadTokenCounter();
   const rows: ArgoBenchRow[] = [];
   for (const applications of suites.has('argocd') ? estates : []) {
