@@ -91,6 +91,26 @@ describe('flotilla command line', () => {
     expect((bad as { stderr: string }).stderr).toContain('--netbox-url / FLOTILLA_NETBOX_URL: is required');
   });
 
+  it('the built `flotilla up` starts the supervisor with both agents; ask goes through it to either', async () => {
+    expect(existsSync(MAIN), 'packages/cli/dist/main.js is missing: run pnpm build first').toBe(true);
+    const child = spawn(process.execPath, [MAIN, 'up', '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          const line = chunk.toString('utf8').split('\n').find((l) => l.includes('Flotilla is up'));
+          if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
+        });
+        child.once('exit', (code) => reject(new Error(`exited early with ${String(code)}`)));
+      });
+      const netbox = await run(process.execPath, [MAIN, 'ask', '--agent', url, 'list sites']);
+      expect(netbox.stdout).toContain('12 sites:');
+      const argocd = await run(process.execPath, [MAIN, 'ask', '--agent', url, 'list clusters']);
+      expect(argocd.stdout).toContain('13 clusters');
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   it('the built command exits 2 with the message on bad settings, and 0 on --help', async () => {
     expect(existsSync(MAIN), 'packages/cli/dist/main.js is missing: run pnpm build first').toBe(true);
     const help = await run(process.execPath, [MAIN, 'sim', 'argocd', '--help']);

@@ -22,7 +22,7 @@ export const supervisorCommand = defineCommand({
 
 export const UP_SETTINGS = {
   host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address every piece listens on' },
-  port: { flag: 'port', env: 'FLOTILLA_SUPERVISOR_PORT', schema: PortSchema.default(8090), help: 'Port of the supervisor; the Argo CD agent takes port+2, the NetBox agent port+4' },
+  port: { flag: 'port', env: 'FLOTILLA_SUPERVISOR_PORT', schema: PortSchema.default(8090), help: 'Port of the supervisor; the Argo CD agent takes port+2, the NetBox agent port+4 (0: any free ports)' },
   argocdUrl: { flag: 'argocd-url', env: 'FLOTILLA_ARGOCD_URL', schema: HttpUrlSchema.optional(), help: 'Argo CD API; unset starts the Argo CD simulator' },
   argocdToken: { flag: 'argocd-token', env: 'FLOTILLA_ARGOCD_TOKEN', schema: z.string().min(1).max(4096).optional(), help: 'Argo CD token', secret: true },
   netboxUrl: { flag: 'netbox-url', env: 'FLOTILLA_NETBOX_URL', schema: HttpUrlSchema.optional(), help: 'NetBox URL; unset starts the NetBox simulator' },
@@ -44,7 +44,7 @@ export const upCommand = defineCommand({
     const argocd = await startArgoCdAgent(
       parseSettings(
         ARGOCD_AGENT_SETTINGS,
-        flags({ ...common, port: String(settings.port + 2), 'argocd-url': settings.argocdUrl, 'argocd-token': settings.argocdToken, ...(settings.argocdUrl === undefined ? { local: 'true' } : {}) }),
+        flags({ ...common, port: String(settings.port === 0 ? 0 : settings.port + 2), 'argocd-url': settings.argocdUrl, 'argocd-token': settings.argocdToken, ...(settings.argocdUrl === undefined ? { local: 'true' } : {}) }),
         {},
         'flotilla up: Argo CD agent',
       ),
@@ -53,7 +53,7 @@ export const upCommand = defineCommand({
     const netbox = await startNetBoxAgent(
       parseSettings(
         NETBOX_AGENT_SETTINGS,
-        flags({ ...common, port: String(settings.port + 4), 'netbox-url': settings.netboxUrl, 'netbox-token': settings.netboxToken, ...(settings.netboxUrl === undefined ? { local: 'true' } : {}) }),
+        flags({ ...common, port: String(settings.port === 0 ? 0 : settings.port + 4), 'netbox-url': settings.netboxUrl, 'netbox-token': settings.netboxToken, ...(settings.netboxUrl === undefined ? { local: 'true' } : {}) }),
         {},
         'flotilla up: NetBox agent',
       ),
@@ -63,7 +63,7 @@ export const upCommand = defineCommand({
       parseSettings(SUPERVISOR_SETTINGS, flags({ ...common, port: String(settings.port), agents: `argocd=${argocd.url},netbox=${netbox.url}` }), {}, 'flotilla up: supervisor'),
       logger.child({ agent: 'supervisor' }),
     );
-    logger.info({ supervisor: supervisor.url, argocd: argocd.url, netbox: netbox.url }, 'Flotilla is up: flotilla ask "<question>" goes to the supervisor');
+    logger.info({ url: supervisor.url, argocd: argocd.url, netbox: netbox.url }, 'Flotilla is up');
     return {
       async close() {
         await supervisor.close();
