@@ -5,13 +5,14 @@ import { demoCommand } from './demo.js';
 import { mcpArgoCdCommand } from './mcp-argocd.js';
 import { agentNetBoxCommand, mcpNetBoxCommand, simNetBoxCommand } from './netbox.js';
 import { simArgoCdCommand } from './sim-argocd.js';
-import { supervisorCommand, upCommand } from './supervisor.js';
+import { slackCommand, supervisorCommand, upCommand } from './supervisor.js';
 
 /** Every `flotilla` command, in the order `--help` lists them. */
 export const COMMANDS: readonly Command[] = [
   upCommand,
   demoCommand,
   supervisorCommand,
+  slackCommand,
   agentArgoCdCommand,
   agentNetBoxCommand,
   askCommand,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent } from '@flotilla/agent-argocd';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent } from '@flotilla/agent-netbox';
+import { SLACK_BOT_SETTINGS, startSlackBot } from '@flotilla/agent-slack-bot';
 import { SUPERVISOR_SETTINGS, startSupervisor } from '@flotilla/agent-supervisor';
 import { HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, parseSettings, type FlagValues } from '@flotilla/core';
 import { defineCommand } from '../cli.js';
@@ -71,4 +72,19 @@ export const upCommand = defineCommand({
       },
     };
   },
+});
+
+export const slackCommand = defineCommand({
+  path: ['slack'],
+  summary: 'Start the Slack bot: mentions and direct messages go to the supervisor over A2A, answers come back in the thread',
+  description:
+    'HTTP mode (Events API and interactivity at /slack/events, signatures verified) or Socket Mode (--socket-mode --app-token).\n' +
+    'The Slack thread is the A2A conversation: follow-ups and buttons ("next batch") continue it. Answers respect Slack\'s\n' +
+    'limits (3,000 characters a section, 50 blocks a message), continue in further messages, or arrive as a file.',
+  settings: SLACK_BOT_SETTINGS,
+  examples: [
+    'flotilla slack --bot-token "$SLACK_BOT_TOKEN" --signing-secret "$SLACK_SIGNING_SECRET"',
+    'flotilla slack --socket-mode --app-token "$SLACK_APP_TOKEN" --bot-token "$SLACK_BOT_TOKEN" --agent-url http://flotilla-supervisor:8090',
+  ],
+  run: ({ settings, logger }) => startSlackBot(settings, logger),
 });
