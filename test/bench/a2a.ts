@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { startArgoCdSimulator } from '@flotilla/simulators';
+import { textRequest } from '@flotilla/agent-kit';
 import { rssOf, spawnUntilListening } from './process.js';
 
 export interface A2ABenchRow {
@@ -49,12 +49,7 @@ export async function benchA2A(options: { cli: string; nodeArgs: readonly string
             const text = turn % 2 === 0 ? 'list all applications' : 'next page';
             const t0 = performance.now();
             try {
-              const reply = await client.sendMessage({
-                tenant: '',
-                message: { messageId: randomUUID(), contextId, taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] },
-                configuration: undefined,
-                metadata: undefined,
-              });
+              const reply = await client.sendMessage(textRequest(text, contextId));
               if (!JSON.stringify(reply).includes('Page ')) failures += 1;
             } catch {
               failures += 1;

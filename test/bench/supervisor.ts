@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
+import { textRequest } from '@flotilla/agent-kit';
 import { rssOf, spawnUntilListening } from './process.js';
 
 export interface HopRow {
@@ -45,12 +45,7 @@ export async function benchSupervisorHop(options: { cli: string; levels: readonl
               issued += 1;
               const t0 = performance.now();
               try {
-                const reply = await client.sendMessage({
-                  tenant: '',
-                  message: { messageId: randomUUID(), contextId: randomUUID(), taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] },
-                  configuration: undefined,
-                  metadata: undefined,
-                });
+                const reply = await client.sendMessage(textRequest(text, randomUUID()));
                 if (!/\| name \||\| vid \|/.test(JSON.stringify(reply))) failures += 1;
               } catch {
                 failures += 1;

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Role, TaskState, type Part, type StreamResponse } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { describeError } from '@flotilla/core';
+import { textRequest } from '@flotilla/agent-kit';
 import { followUpsFrom, type FollowUp } from './render.js';
 
 /** What the agent answered: the text, its follow-ups, and whether the task ended well. */
@@ -120,21 +120,7 @@ export async function askAgent(agentUrl: string, question: string, contextId: st
   try {
     const client = await abortable(new ClientFactory().createFromUrl(agentUrl), signal);
     const stream = client.sendMessageStream(
-      {
-        tenant: '',
-        message: {
-          messageId: randomUUID(),
-          contextId,
-          taskId: '',
-          role: Role.ROLE_USER,
-          parts: [{ content: { $case: 'text', value: question }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-          metadata: undefined,
-          extensions: [],
-          referenceTaskIds: [],
-        },
-        configuration: undefined,
-        metadata: undefined,
-      },
+      textRequest(question, contextId),
       { signal },
     );
     const artifacts = new Map<string, { text: string; data: unknown; metadata: unknown }>();

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Role, TaskState } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { describeError } from '@flotilla/core';
 import type { DelegationOutcome } from '@flotilla/metrics';
+import { textRequest } from '@flotilla/agent-kit';
 import type { TokenCounter } from '@flotilla/tokens';
 
 export interface DelegationRequest {
@@ -74,21 +74,7 @@ export async function delegate(request: DelegationRequest): Promise<DelegationRe
   };
   try {
     const stream = request.client.sendMessageStream(
-      {
-        tenant: '',
-        message: {
-          messageId: randomUUID(),
-          contextId: request.contextId,
-          taskId: '',
-          role: Role.ROLE_USER,
-          parts: [{ content: { $case: 'text', value: request.question }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-          metadata: undefined,
-          extensions: [],
-          referenceTaskIds: [],
-        },
-        configuration: undefined,
-        metadata: undefined,
-      },
+      textRequest(request.question, request.contextId),
       { signal },
     );
     for await (const event of stream) {

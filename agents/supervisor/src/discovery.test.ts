@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from '@flotilla/agent-netbox';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
 import { startFakeKube, type FakeKubeServer } from './discovery/fake-kube.test-util.js';
 import { DISCOVERY_LABEL, kubernetesAgentSource, URL_ANNOTATION } from './discovery/kubernetes.js';
+import { textRequest } from '@flotilla/agent-kit';
 import { SUPERVISOR_SETTINGS, startSupervisor, type RunningSupervisor } from './start.js';
 
 /**
@@ -21,21 +21,7 @@ let supervisor: RunningSupervisor;
 
 async function routed(question: string): Promise<{ answer: string; routed: unknown }> {
   const client = await new ClientFactory().createFromUrl(supervisor.url);
-  const result = await client.sendMessage({
-    tenant: '',
-    message: {
-      messageId: randomUUID(),
-      contextId: randomUUID(),
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text', value: question }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  });
+  const result = await client.sendMessage(textRequest(question, randomUUID()));
   const artifact = 'artifacts' in result ? result.artifacts[0] : undefined;
   const part = artifact?.parts[0]?.content;
   return { answer: part?.$case === 'text' ? part.value : '', routed: artifact?.metadata?.routed };

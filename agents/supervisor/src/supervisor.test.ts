@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent, type RunningAgent } from '@flotilla/agent-argocd';
-import { startA2AServer, type RunningA2AServer } from '@flotilla/agent-kit';
+import { startA2AServer, type RunningA2AServer, textRequest } from '@flotilla/agent-kit';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from '@flotilla/agent-netbox';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { startArgoCdSimulator, startNetBoxSimulator, type RunningNetBoxSimulator, type RunningSimulator } from '@flotilla/simulators';
@@ -29,21 +28,7 @@ async function ask(url: string, question: string, contextId: string): Promise<Re
   let answer = '';
   let metadata: Record<string, unknown> = {};
   const notes: string[] = [];
-  for await (const event of client.sendMessageStream({
-    tenant: '',
-    message: {
-      messageId: randomUUID(),
-      contextId,
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text', value: question }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  })) {
+  for await (const event of client.sendMessageStream(textRequest(question, contextId))) {
     const payload = event.payload;
     if (payload?.$case === 'statusUpdate') {
       const note = payload.value.status?.message?.parts[0]?.content;
@@ -140,11 +125,11 @@ describe('supervisor over A2A', () => {
   });
 
   it('answers clearly when an agent is slow (deadline) and never waits forever', async () => {
-    const started = performance.now();
+    // The weather agent answers after 5 s; the supervisor's 1.5 s deadline answers first.
     const r = await ask(supervisor.url, 'weather forecast for tomorrow', randomUUID());
-    expect(r.answer).toMatch(/did not answer within 2 s|did not answer within 1 s/);
+    expect(r.answer).toMatch(/did not answer within 2 s/);
+    expect(r.answer).not.toContain('sunny');
     expect(r.metadata.failed).toBe('weather');
-    expect(performance.now() - started).toBeLessThan(4_500);
   });
 
   it('one agent down still yields the other\'s answer, and names the one that failed', async () => {

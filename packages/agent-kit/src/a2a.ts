@@ -156,8 +156,10 @@ export class WorkflowExecutor implements AgentExecutor {
         }, Math.max(0, wait));
       };
       const turn = await this.answer(question, contextId, progress).finally(() => {
-        done = true;
         clearTimeout(timer);
+        // A note still waiting for its interval goes out before the answer: the caller sees the latest progress.
+        if (pending !== undefined) send(pending);
+        done = true;
       });
       if (this.cancelled.has(taskId)) {
         status(TaskState.TASK_STATE_CANCELED, 'Cancelled.');

@@ -46,3 +46,4 @@ export {
 } from './a2a.js';
 export { markdownTable, countLines, toolErrorText } from './present.js';
 export { connectTools, type ConnectToolsOptions, type ToolsConnection } from './tools.js';
+export { textRequest } from './request.js';

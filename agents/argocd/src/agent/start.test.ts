@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { METRIC } from '@flotilla/metrics';
+import { textRequest } from '@flotilla/agent-kit';
 import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent } from './start.js';
 
 describe('flotilla agent argocd --local', () => {
@@ -12,21 +12,7 @@ describe('flotilla agent argocd --local', () => {
     const agent = await startArgoCdAgent(config, silentLogger());
     try {
       const client = await new ClientFactory().createFromUrl(agent.url);
-      const reply = await client.sendMessage({
-        tenant: '',
-        message: {
-          messageId: randomUUID(),
-          contextId: randomUUID(),
-          taskId: '',
-          role: Role.ROLE_USER,
-          parts: [{ content: { $case: 'text', value: 'which clusters are connected?' }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-          metadata: undefined,
-          extensions: [],
-          referenceTaskIds: [],
-        },
-        configuration: undefined,
-        metadata: undefined,
-      });
+      const reply = await client.sendMessage(textRequest('which clusters are connected?', randomUUID()));
       expect(JSON.stringify(reply)).toContain('13 clusters');
       const metrics = await (await fetch(`${agent.url}/metrics`)).text();
       expect(metrics).toContain(`${METRIC.agentTurns}{agent="argocd",skill="argocd-inventory",path="direct",outcome="answered"} 1`);

@@ -3,10 +3,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { generateNetBoxEstate, startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
+import { textRequest } from '@flotilla/agent-kit';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from './start.js';
 
 /**
@@ -33,21 +33,7 @@ interface Reply {
 async function ask(question: string, contextId: string, agentUrl = agent.url): Promise<Reply> {
   sim.resetStats();
   const client = await new ClientFactory().createFromUrl(agentUrl);
-  const result = await client.sendMessage({
-    tenant: '',
-    message: {
-      messageId: randomUUID(),
-      contextId,
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text', value: question }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  });
+  const result = await client.sendMessage(textRequest(question, contextId));
   const artifact = 'artifacts' in result ? result.artifacts[0] : undefined;
   let answer = '';
   let data: Reply['data'];

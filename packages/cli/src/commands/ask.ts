@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Role } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { HttpUrlSchema, LogLevelSchema } from '@flotilla/core';
+import { textRequest } from '@flotilla/agent-kit';
 import { defineCommand, type Output } from '../cli.js';
 
 export const ASK_SETTINGS = {
@@ -23,21 +23,7 @@ export async function askAgent(
   let answer = '';
   let metadata: Record<string, unknown> = {};
   let data: Record<string, unknown> | undefined;
-  const stream = client.sendMessageStream({
-    tenant: '',
-    message: {
-      messageId: randomUUID(),
-      contextId,
-      taskId: '',
-      role: Role.ROLE_USER,
-      parts: [{ content: { $case: 'text', value: question }, metadata: undefined, filename: '', mediaType: 'text/plain' }],
-      metadata: undefined,
-      extensions: [],
-      referenceTaskIds: [],
-    },
-    configuration: undefined,
-    metadata: undefined,
-  });
+  const stream = client.sendMessageStream(textRequest(question, contextId));
   for await (const event of stream) {
     const payload = event.payload;
     if (payload?.$case === 'statusUpdate') {
