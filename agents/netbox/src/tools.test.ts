@@ -86,6 +86,11 @@ describe('NetBox MCP server over Streamable HTTP', () => {
     const r = await call('list_interfaces', { site: 'ams1' });
     expect(r.body.total).toBe(expected);
     expect(sim.stats().byEndpoint).toEqual({ 'dcim/interfaces': Math.ceil(expected / 1_000) });
+    // What the tool read before the budget is a metric: thousands of interfaces are far over 200 KiB, the page is not.
+    const text = await (await fetch(`${server.url}/metrics`)).text();
+    const bucket = (le: string): number => Number(new RegExp(`flotilla_mcp_tool_raw_result_bytes_bucket\\{le="${le.replace("+", "\\+")}",tool="list_interfaces"\\} (\\d+)`).exec(text)?.[1] ?? NaN);
+    expect(bucket('+Inf') - bucket('204800')).toBeGreaterThanOrEqual(1);
+    expect(r.tokens).toBeLessThanOrEqual(2_000);
   });
 
   it('answers bad arguments and NetBox rejections as isError results that say what to do', async () => {

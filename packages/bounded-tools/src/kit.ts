@@ -296,6 +296,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
   }
 
   async function render(tool: string, payload: ToolPayload): Promise<BoundedToolResult> {
+    metrics.toolRawResultBytes.observe({ tool }, rawBytes(payload));
     switch (payload.kind) {
       case 'object': {
         const fitted = fitObject(payload.data, budget, counter, payload.overflowHint ?? 'Ask for less: a section or a filter.');
@@ -443,6 +444,17 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     registerReadResult,
     render,
   };
+}
+
+/**
+ * What the tool read, in bytes of JSON, before any budget: every item of a list (one item stringified at a time,
+ * never the whole list as one string), the page it was given, or the object.
+ */
+function rawBytes(payload: ToolPayload): number {
+  if (payload.kind === 'object') return Buffer.byteLength(JSON.stringify(payload.data), 'utf8');
+  let bytes = 2;
+  for (const item of payload.items) bytes += Buffer.byteLength(JSON.stringify(item), 'utf8') + 1;
+  return bytes;
 }
 
 function summaryOf(meta: StoredResultMeta): JsonObject {

@@ -7,6 +7,7 @@ export const METRIC = {
   toolDuration: 'flotilla_mcp_tool_duration_seconds',
   toolResultBytes: 'flotilla_mcp_tool_result_bytes',
   toolResultTokens: 'flotilla_mcp_tool_result_tokens',
+  toolRawResultBytes: 'flotilla_mcp_tool_raw_result_bytes',
   toolSpills: 'flotilla_mcp_tool_spills_total',
   toolBudgetTruncations: 'flotilla_mcp_tool_budget_truncations_total',
   searchCapHits: 'flotilla_search_cap_hits_total',
@@ -96,10 +97,15 @@ export type LimitationKind = (typeof LIMITATION_KINDS)[number];
 export const LIMITATION_STRATEGIES = ['batched', 'progressive', 'sampled', 'fallback', 'throttled'] as const;
 export type LimitationStrategy = (typeof LIMITATION_STRATEGIES)[number];
 
+/** The raw tool result size (before budgeting) the size alert fires above, in bytes. */
+export const RAW_RESULT_ALERT_BYTES = 204_800;
+
 /** Histogram buckets, chosen around the default budgets (2,000 tokens inline, MiB-scale upstream bodies). */
 export const BUCKETS = {
   tokens: [50, 100, 250, 500, 1000, 1500, 2000, 3000, 5000, 10000, 25000],
   resultBytes: [256, 1024, 4096, 8192, 16384, 32768, 65536, 262144, 1048576],
+  /** Raw tool results before budgeting; 204800 (200 KiB) is the size alert's threshold. */
+  rawResultBytes: [1024, 16384, 65536, 204800, 1048576, 4194304, 16777216, 67108864],
   upstreamBytes: [1024, 16384, 131072, 1048576, 4194304, 16777216, 67108864, 268435456],
   detectSeconds: [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.005],
   seconds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],

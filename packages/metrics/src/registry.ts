@@ -7,6 +7,7 @@ export interface FlotillaMetrics {
   readonly toolDuration: Histogram<'tool'>;
   readonly toolResultBytes: Histogram<'tool'>;
   readonly toolResultTokens: Histogram<'tool'>;
+  readonly toolRawResultBytes: Histogram<'tool'>;
   readonly toolSpills: Counter<'tool'>;
   readonly toolBudgetTruncations: Counter<'tool'>;
   readonly searchCapHits: Counter<'tool'>;
@@ -68,6 +69,13 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       help: 'Size in tokens of the text an MCP tool returns.',
       labelNames: [LABEL.tool],
       buckets: [...BUCKETS.tokens],
+      registers,
+    }),
+    toolRawResultBytes: new Histogram({
+      name: METRIC.toolRawResultBytes,
+      help: 'Size in bytes (UTF-8 JSON) of what a tool read before the token budget: every item of a list, or the whole object.',
+      labelNames: [LABEL.tool],
+      buckets: [...BUCKETS.rawResultBytes],
       registers,
     }),
     toolSpills: new Counter({
