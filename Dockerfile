@@ -81,9 +81,10 @@ WORKDIR /var/lib/flotilla
 VOLUME ["/var/lib/flotilla"]
 USER 10001:10001
 
-# Default ports: 8080 Argo CD simulator (`sim argocd`), 8091 Argo CD MCP server (`mcp argocd`: /mcp,
-# /metrics, /healthz). Agents (`agent <name>`) will add theirs here.
-EXPOSE 8080 8091
+# Default ports: 8090 supervisor (`supervisor`), 8092 Argo CD agent (`agent argocd`), 8094 NetBox agent
+# (`agent netbox`), 8095 Slack bot (`slack`): each serves A2A (or Slack events), /metrics, /healthz and /readyz;
+# 8091 and 8093 the Argo CD and NetBox MCP servers (`mcp argocd|netbox`); 8080 and 8000 the simulators.
+EXPOSE 8090 8091 8092 8093 8094 8095 8080 8000
 
 # No HEALTHCHECK: the image runs under Kubernetes, whose liveness/readiness probes (defined in the Helm chart)
 # decide health and restarts; Docker's HEALTHCHECK is ignored there. Different pieces also serve different
