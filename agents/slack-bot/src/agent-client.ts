@@ -115,6 +115,10 @@ function classify(error: unknown, signal: AbortSignal): AgentFailure {
  * Progress notes go to `onStatus`; the answer artifact (text, data part with the follow-ups, metadata options)
  * comes back whole. Every failure is an `AgentFailure` naming its kind.
  */
+/** Artifacts of one answer kept, and characters of one answer (far above what Slack is sent; the rest is cut). */
+const MAX_ARTIFACTS = 20;
+const MAX_ANSWER_CHARS = 2_000_000;
+
 export async function askAgent(agentUrl: string, question: string, contextId: string, options: AskOptions): Promise<AgentReply> {
   const { signal } = options;
   try {
@@ -129,9 +133,11 @@ export async function askAgent(agentUrl: string, question: string, contextId: st
     let lastNote = '';
     const onArtifact = (id: string, parts: readonly Part[], metadata: unknown, append: boolean): void => {
       const previous = artifacts.get(id);
+      // Bounded: an agent that streams without end cannot grow the bot's memory past these.
+      if (previous === undefined && artifacts.size >= MAX_ARTIFACTS) return;
       const text = textOf(parts);
       artifacts.set(id, {
-        text: append && previous !== undefined ? previous.text + text : text,
+        text: (append && previous !== undefined ? previous.text + text : text).slice(0, MAX_ANSWER_CHARS),
         data: dataOf(parts) ?? previous?.data,
         metadata: metadata ?? previous?.metadata,
       });
