@@ -1,0 +1,155 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BUCKETS, RAW_RESULT_ALERT_BYTES, UPSTREAM_OUTCOMES } from '@flotilla/metrics';
+import { alertsMissingTests, ALERT_TEST_GROUPS, renderAlertTests, renderAnnotation } from './alert-tests.js';
+import { ALERTS, ALERT_NAMES, DEFAULT_RUNBOOK_BASE_URL, runbookPath, runbookUrl } from './alerts.js';
+import { GENERATED_PATHS, REPO_ROOT } from './generate.js';
+import { NO_PROMTOOL, PROMTOOL, checkRules, run, withTempDir } from './observability.test-util.js';
+import { pick } from './promql.js';
+import { UPSTREAM_ERROR_OUTCOMES } from './queries.js';
+import { renderPrometheusRules, ruleGroups } from './rules.js';
+
+describe('the alert catalogue', () => {
+  it('holds every alert name once, in the order of ALERT_NAMES', () => {
+    expect(ALERTS.map((a) => a.name)).toEqual([...ALERT_NAMES]);
+  });
+
+  it('gives every alert a severity, a duration, a threshold and annotations', () => {
+    for (const alert of ALERTS) {
+      expect(['info', 'warning', 'critical'], alert.name).toContain(alert.severity);
+      expect(alert.for, alert.name).toMatch(/^([0-9]+(ms|s|m|h|d|w|y))+$/);
+      expect(Number.isFinite(alert.threshold), alert.name).toBe(true);
+      expect(alert.summary.length, alert.name).toBeGreaterThan(10);
+      expect(alert.description.length, alert.name).toBeGreaterThan(alert.summary.length / 2);
+      expect(alert.thresholdMeaning.length, alert.name).toBeGreaterThan(5);
+    }
+  });
+
+  it('puts the threshold into the expression, exactly once, at the comparison', () => {
+    for (const alert of ALERTS) {
+      const expr = alert.expr('THRESHOLD');
+      expect(expr.split('THRESHOLD'), alert.name).toHaveLength(2);
+      expect(expr, alert.name).toMatch(/(>|>=) THRESHOLD$/);
+      expect(alert.expr(0.123), alert.name).toMatch(/ 0\.123$/);
+    }
+  });
+
+  it('builds runbook links from a base, default the repository docs', () => {
+    expect(runbookUrl('FlotillaOOMKilled')).toBe(`${DEFAULT_RUNBOOK_BASE_URL}FlotillaOOMKilled.md`);
+    expect(runbookUrl('FlotillaOOMKilled', 'https://wiki.example.com/runbooks')).toBe('https://wiki.example.com/runbooks/FlotillaOOMKilled.md');
+    expect(runbookUrl('FlotillaOOMKilled', 'https://wiki.example.com/runbooks/')).toBe('https://wiki.example.com/runbooks/FlotillaOOMKilled.md');
+    expect(DEFAULT_RUNBOOK_BASE_URL.endsWith('docs/runbooks/')).toBe(true);
+  });
+
+  it('has a runbook for every alert, and no runbook without an alert', () => {
+    for (const alert of ALERTS) {
+      const path = join(REPO_ROOT, runbookPath(alert.name));
+      expect(existsSync(path), path).toBe(true);
+      const text = readFileSync(path, 'utf8');
+      expect(text.startsWith(`# ${alert.name}`), alert.name).toBe(true);
+      for (const section of ['## What it means', '## How to confirm', '## What to do', '## When to escalate']) {
+        expect(text, `${alert.name}: ${section}`).toContain(section);
+      }
+    }
+    const pages = readdirSync(join(REPO_ROOT, 'docs/runbooks')).filter((f) => f.endsWith('.md') && f !== 'README.md');
+    expect(pages.sort()).toEqual(ALERTS.map((a) => `${a.name}.md`).sort());
+  });
+
+  it('watches the raw result size at a bucket bound of the histogram', () => {
+    // The alert subtracts the bucket at RAW_RESULT_ALERT_BYTES from +Inf: the bound must be a real bucket.
+    expect(BUCKETS.rawResultBytes).toContain(RAW_RESULT_ALERT_BYTES);
+    const expr = ALERTS.find((a) => a.name === 'FlotillaToolResultLarge')?.expr(0) ?? '';
+    expect(expr).toContain(`le="${RAW_RESULT_ALERT_BYTES}"`);
+    expect(expr).toContain('le="+Inf"');
+  });
+
+  it('keeps the A2A latency threshold within the finite buckets (a p99 beyond the top one reads as its bound)', () => {
+    const latency = ALERTS.find((a) => a.name === 'FlotillaA2ALatency');
+    expect(latency?.threshold).toBeLessThanOrEqual(Math.max(...BUCKETS.seconds));
+    expect(latency?.expr(30)).toMatch(/>= 30$/);
+  });
+
+  it('counts only upstream-side failures as upstream errors, from the outcome list', () => {
+    for (const outcome of UPSTREAM_ERROR_OUTCOMES) expect(UPSTREAM_OUTCOMES).toContain(outcome);
+    expect(UPSTREAM_ERROR_OUTCOMES).not.toContain('not_found');
+    expect(UPSTREAM_ERROR_OUTCOMES).not.toContain('rate_limited');
+    expect(() => pick(UPSTREAM_OUTCOMES, 'teapot' as never)).toThrow(/not one of/);
+  });
+});
+
+describe('the plain rules file', () => {
+  it('is one group, flotilla, with every alert at its defaults', () => {
+    const groups = ruleGroups();
+    expect(groups.map((g) => g.name)).toEqual(['flotilla']);
+    const rules = groups[0]?.rules ?? [];
+    expect(rules.map((r) => r.alert)).toEqual([...ALERT_NAMES]);
+    for (const [i, alert] of ALERTS.entries()) {
+      expect(rules[i]?.for).toBe(alert.for);
+      expect(rules[i]?.labels.severity).toBe(alert.severity);
+      expect(rules[i]?.expr).toBe(alert.expr(alert.threshold));
+      expect(rules[i]?.annotations.runbook_url).toBe(runbookUrl(alert.name));
+    }
+  });
+
+  it.skipIf(PROMTOOL === undefined)(`passes promtool check rules${PROMTOOL === undefined ? ` (skipped: ${NO_PROMTOOL})` : ''}`, async () => {
+    const result = await checkRules(renderPrometheusRules());
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`SUCCESS: ${ALERTS.length} rules found`);
+  });
+
+  it.skipIf(PROMTOOL === undefined)(`fails promtool check rules when an expression is broken${PROMTOOL === undefined ? ` (skipped: ${NO_PROMTOOL})` : ''}`, async () => {
+    const broken = renderPrometheusRules().replace('sum by (tool) (rate(', 'sum by (tool) (rate((');
+    expect(broken).not.toBe(renderPrometheusRules());
+    const result = await checkRules(broken);
+    expect(result.code).not.toBe(0);
+  });
+});
+
+describe('the alert unit tests (promtool test rules)', () => {
+  it('cover every alert, firing and quiet', () => {
+    expect(alertsMissingTests()).toEqual([]);
+  });
+
+  it('render annotations as Prometheus does for $labels', () => {
+    expect(renderAnnotation('pod {{ $labels.pod }}/{{$labels.container}}', { pod: 'p', container: 'c' })).toBe('pod p/c');
+    expect(() => renderAnnotation('{{ $value }}', {})).toThrow(/unsupported/);
+  });
+
+  it('name their series after real metrics only', () => {
+    const names = ALERT_TEST_GROUPS.flatMap((g) => g.inputSeries.map((s) => s.series.split('{')[0] ?? ''));
+    expect(names.filter((n) => !/^(flotilla_|container_|kube_)/.test(n))).toEqual([]);
+  });
+
+  it.skipIf(PROMTOOL === undefined)(`pass on the generated rules file${PROMTOOL === undefined ? ` (skipped: ${NO_PROMTOOL})` : ''}`, async () => {
+    const result = await run(PROMTOOL ?? 'promtool', ['test', 'rules', join(REPO_ROOT, GENERATED_PATHS.prometheusRulesTest)]);
+    expect(`${result.stdout}${result.stderr}`).toContain('SUCCESS');
+    expect(result.code).toBe(0);
+  });
+
+  it.skipIf(PROMTOOL === undefined)(`fail for each alert whose threshold is pushed out of reach${PROMTOOL === undefined ? ` (skipped: ${NO_PROMTOOL})` : ''}`, async () => {
+    // The firing cases must depend on the thresholds: with one alert's threshold at 1e9, its cases fail.
+    await withTempDir(async (dir) => {
+      const variants = [...ALERTS.map((alert) => alert.name), 'unchanged'];
+      const results = await Promise.all(
+        variants.map(async (name) => {
+          await mkdir(join(dir, name));
+          const alerts = ALERTS.map((a) => (a.name === name ? { ...a, threshold: 1e9 } : a));
+          await writeFile(join(dir, name, 'rules.yaml'), renderPrometheusRules(alerts));
+          await writeFile(join(dir, name, 'tests.yaml'), renderAlertTests({ ruleFile: 'rules.yaml' }));
+          return [name, await run(PROMTOOL ?? 'promtool', ['test', 'rules', join(dir, name, 'tests.yaml')])] as const;
+        }),
+      );
+      for (const [name, result] of results) {
+        if (name === 'unchanged') {
+          expect(result.code).toBe(0);
+        } else {
+          expect(result.code, name).not.toBe(0);
+          expect(`${result.stdout}${result.stderr}`, name).toContain(name);
+        }
+      }
+    });
+  });
+});

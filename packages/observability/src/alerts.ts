@@ -1,0 +1,215 @@
+/**
+ * The Flotilla alert catalogue, as typed data. Every Flotilla metric name and label value comes from
+ * `@flotilla/metrics`; the Kubernetes metrics (cAdvisor, kube-state-metrics) are named once, in KUBE_METRIC.
+ *
+ * Renderers (src/rules.ts) turn the catalogue into a plain Prometheus rules file and a Helm PrometheusRule
+ * template; the runbook of each alert is docs/runbooks/<AlertName>.md.
+ */
+import { METRIC, RAW_RESULT_ALERT_BYTES } from '@flotilla/metrics';
+import {
+  CONTAINER_LABELS,
+  largeRawResults,
+  lastTerminatedOomKilled,
+  memoryShareOfLimit,
+  restarts,
+  shareOfToolCalls,
+  turnDurationQuantile,
+  turnFailureShare,
+  upstreamErrorShare,
+  upstreamRateLimited,
+} from './queries.js';
+
+/** Where the runbooks are served from; docs/runbooks/<AlertName>.md is appended. */
+export const DEFAULT_RUNBOOK_BASE_URL = 'https://github.com/flotilla/flotilla/blob/main/docs/runbooks/';
+
+export const ALERT_NAMES = [
+  'FlotillaMemoryHigh',
+  'FlotillaMemoryCritical',
+  'FlotillaOOMKilled',
+  'FlotillaRestarting',
+  'FlotillaToolResultLarge',
+  'FlotillaSpillRateHigh',
+  'FlotillaTruncationRateHigh',
+  'FlotillaUpstreamErrors',
+  'FlotillaUpstreamRateLimited',
+  'FlotillaA2AErrors',
+  'FlotillaA2ALatency',
+] as const;
+export type AlertName = (typeof ALERT_NAMES)[number];
+
+export const SEVERITIES = ['info', 'warning', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export interface AlertDefinition {
+  readonly name: AlertName;
+  readonly severity: Severity;
+  /** How long the condition must hold before the alert fires (a Prometheus duration). */
+  readonly for: string;
+  /** The default threshold the expression compares against. */
+  readonly threshold: number;
+  /** What the threshold is, in words (for docs and the Helm values). */
+  readonly thresholdMeaning: string;
+  /** Annotations; they may use `{{ $labels.<name> }}` (Prometheus alert templating), never `$value`. */
+  readonly summary: string;
+  readonly description: string;
+  /**
+   * The alert expression for a threshold. A string threshold is spliced in as is: renderers use it to put a
+   * placeholder (the Helm template's value lookup) where the number goes.
+   */
+  readonly expr: (threshold: number | string) => string;
+}
+
+/** The A2A latency quantile the FlotillaA2ALatency alert watches. */
+export const A2A_LATENCY_QUANTILE = 0.99;
+
+/** Windows of the alerts' rates and increases. */
+export const ALERT_WINDOW = {
+  oomRestarts: '10m',
+  restarts: '15m',
+  rawResults: '5m',
+  toolShare: '15m',
+  upstream: '10m',
+  a2a: '10m',
+} as const;
+
+export const ALERTS: readonly AlertDefinition[] = [
+  {
+    name: 'FlotillaMemoryHigh',
+    severity: 'warning',
+    for: '15m',
+    threshold: 0.75,
+    thresholdMeaning: 'working set as a share of the memory limit',
+    summary: 'Flotilla container {{ $labels.container }} in {{ $labels.namespace }}/{{ $labels.pod }} uses most of its memory limit',
+    description:
+      'The working set of {{ $labels.container }} in pod {{ $labels.pod }} has stayed above the warning share of its memory limit; at the limit the kernel OOM-kills it.',
+    expr: (threshold) => `${memoryShareOfLimit()} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaMemoryCritical',
+    severity: 'critical',
+    for: '5m',
+    threshold: 0.9,
+    thresholdMeaning: 'working set as a share of the memory limit',
+    summary: 'Flotilla container {{ $labels.container }} in {{ $labels.namespace }}/{{ $labels.pod }} is about to hit its memory limit',
+    description:
+      'The working set of {{ $labels.container }} in pod {{ $labels.pod }} is close to its memory limit; an OOM kill is imminent and in-flight questions will be lost.',
+    expr: (threshold) => `${memoryShareOfLimit()} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaOOMKilled',
+    severity: 'critical',
+    for: '0m',
+    threshold: 0,
+    thresholdMeaning: 'restarts in the last 10 minutes (the alert fires above it, when the last termination was an OOM kill)',
+    summary: 'Flotilla container {{ $labels.container }} in {{ $labels.namespace }}/{{ $labels.pod }} was OOM-killed',
+    description:
+      'Container {{ $labels.container }} of pod {{ $labels.pod }} restarted in the last 10 minutes and its last termination reason is OOMKilled.',
+    expr: (threshold) =>
+      `${lastTerminatedOomKilled()} == 1 and on (${CONTAINER_LABELS.join(', ')}) ${restarts(ALERT_WINDOW.oomRestarts)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaRestarting',
+    severity: 'warning',
+    for: '5m',
+    threshold: 2,
+    thresholdMeaning: 'restarts in the last 15 minutes',
+    summary: 'Flotilla container {{ $labels.container }} in {{ $labels.namespace }}/{{ $labels.pod }} keeps restarting',
+    description:
+      'Container {{ $labels.container }} of pod {{ $labels.pod }} restarted more often in the last 15 minutes than the alert allows (crash loop, failing liveness probe or OOM kills).',
+    expr: (threshold) => `${restarts(ALERT_WINDOW.restarts)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaToolResultLarge',
+    severity: 'warning',
+    for: '0m',
+    threshold: 0,
+    thresholdMeaning: `tool calls in 5 minutes that read more than ${RAW_RESULT_ALERT_BYTES} bytes before the budget (the size is the histogram bucket bound RAW_RESULT_ALERT_BYTES)`,
+    summary: `Flotilla tool {{ $labels.tool }} read more than ${RAW_RESULT_ALERT_BYTES / 1024} KiB before budgeting`,
+    description:
+      `Tool {{ $labels.tool }} read a raw upstream result larger than ${RAW_RESULT_ALERT_BYTES / 1024} KiB in the last 5 minutes. The budget kept the answer small, but the pod held the whole result in memory; a filter or a server-side projection is missing.`,
+    expr: (threshold) => `${largeRawResults(ALERT_WINDOW.rawResults)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaSpillRateHigh',
+    severity: 'info',
+    for: '30m',
+    threshold: 0.5,
+    thresholdMeaning: 'share of a tool\'s calls whose result was spilled to the result store',
+    summary: 'Most results of Flotilla tool {{ $labels.tool }} are spilled to the result store',
+    description:
+      'More than the allowed share of calls to {{ $labels.tool }} returned a handle to a stored result instead of an inline answer; the model needs extra read_result calls. The token budget may be too small for this tool.',
+    expr: (threshold) => `${shareOfToolCalls(METRIC.toolSpills, ALERT_WINDOW.toolShare)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaTruncationRateHigh',
+    severity: 'warning',
+    for: '30m',
+    threshold: 0.5,
+    thresholdMeaning: 'share of a tool\'s calls whose result was shortened to the token budget',
+    summary: 'Most results of Flotilla tool {{ $labels.tool }} are cut to the token budget',
+    description:
+      'More than the allowed share of calls to {{ $labels.tool }} returned fewer items than asked because of the token budget; the model sees partial pages and pages more.',
+    expr: (threshold) => `${shareOfToolCalls(METRIC.toolBudgetTruncations, ALERT_WINDOW.toolShare)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaUpstreamErrors',
+    severity: 'warning',
+    for: '5m',
+    threshold: 0.1,
+    thresholdMeaning: 'share of upstream requests failing with a server error, timeout, network error or bad response (10 minute window)',
+    summary: 'Upstream {{ $labels.system }} is failing Flotilla requests',
+    description:
+      'Over the last 10 minutes too many requests to {{ $labels.system }} ended in a server error, timeout, network error or unreadable response; agents answer with errors.',
+    expr: (threshold) => `${upstreamErrorShare(ALERT_WINDOW.upstream)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaUpstreamRateLimited',
+    severity: 'warning',
+    for: '5m',
+    threshold: 0,
+    thresholdMeaning: 'upstream requests answered 429 per second (10 minute window)',
+    summary: 'Upstream {{ $labels.system }} is rate limiting Flotilla (429)',
+    description:
+      '{{ $labels.system }} answered requests with 429 Too Many Requests in the last 10 minutes: Flotilla\'s own rate limit is above what the server allows, or another client shares the token.',
+    expr: (threshold) => `${upstreamRateLimited(ALERT_WINDOW.upstream)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaA2AErrors',
+    severity: 'warning',
+    for: '10m',
+    threshold: 0.05,
+    thresholdMeaning: 'share of agent turns that failed (10 minute window)',
+    summary: 'Flotilla agent {{ $labels.agent }} fails questions',
+    description: 'Over the last 10 minutes too many A2A turns of agent {{ $labels.agent }} ended as failed (no answer).',
+    expr: (threshold) => `${turnFailureShare(ALERT_WINDOW.a2a)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaA2ALatency',
+    severity: 'warning',
+    for: '10m',
+    threshold: 30,
+    thresholdMeaning:
+      'p99 turn duration in seconds; 30 s is the largest finite bucket, and a p99 beyond it reads as exactly 30, so the comparison is >= and a threshold above 30 never fires',
+    summary: 'Flotilla agent {{ $labels.agent }} is slow to answer',
+    description:
+      'The 99th percentile of A2A turn duration of agent {{ $labels.agent }} over the last 10 minutes is at or above the alert threshold; users wait and callers time out.',
+    expr: (threshold) => `${turnDurationQuantile(A2A_LATENCY_QUANTILE, ALERT_WINDOW.a2a)} >= ${threshold}`,
+  },
+];
+
+/** The alert of a name (throws for an unknown one). */
+export function alertNamed(name: AlertName): AlertDefinition {
+  const alert = ALERTS.find((a) => a.name === name);
+  if (alert === undefined) throw new Error(`unknown alert ${name}`);
+  return alert;
+}
+
+/** The runbook of an alert: `<base>/<AlertName>.md` (one trailing slash of the base dropped, as the Helm template does). */
+export function runbookUrl(name: AlertName, base: string = DEFAULT_RUNBOOK_BASE_URL): string {
+  return `${base.endsWith('/') ? base.slice(0, -1) : base}/${name}.md`;
+}
+
+/** The runbook's path in the repository. */
+export function runbookPath(name: AlertName): string {
+  return `docs/runbooks/${name}.md`;
+}

@@ -1,0 +1,122 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { textRequest } from '@flotilla/agent-kit';
+import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from '@flotilla/agent-netbox';
+import { parseSettings, silentLogger } from '@flotilla/core';
+import { METRIC } from '@flotilla/metrics';
+import { startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
+
+/**
+ * End to end with a real Prometheus server (Debian's package) on loopback: it scrapes a running NetBox agent with
+ * the chart's default alert rules loaded; a question whose raw tool result is far over 200 KiB makes the size
+ * alert fire, read back from Prometheus' own API. Also: every Flotilla metric the rules name is one the agent
+ * exports. Skipped, with this reason, where the prometheus binary is missing; CI installs it.
+ */
+const RULES = fileURLToPath(new URL('../../packages/observability/generated/prometheus-rules.yaml', import.meta.url));
+const hasPrometheus = spawnSync('prometheus', ['--version']).status === 0;
+const TOKEN = 'prometheus-e2e-token-0123';
+
+let sim: RunningNetBoxSimulator;
+let agent: RunningNetBoxAgent;
+let prometheus: ChildProcess | undefined;
+let promUrl = '';
+let dir = '';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function ask(question: string): Promise<void> {
+  const client = await new ClientFactory().createFromUrl(agent.url);
+  await client.sendMessage(textRequest(question, randomUUID()));
+}
+
+/** Polls `check` every 500 ms until it returns a value, for at most `seconds`. */
+async function within<T>(seconds: number, check: () => Promise<T | undefined>): Promise<T | undefined> {
+  const until = Date.now() + seconds * 1000;
+  while (Date.now() < until) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return undefined;
+}
+
+describe.skipIf(!hasPrometheus)('alerts with a real Prometheus (skipped: the prometheus binary is not installed; .ci/run installs it)', () => {
+  beforeAll(async () => {
+    sim = await startNetBoxSimulator({ token: TOKEN });
+    agent = await startNetBoxAgent(parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', 'netbox-url': sim.url, 'netbox-token': TOKEN }, {}, 'e2e'), silentLogger());
+    dir = await mkdtemp(join(tmpdir(), 'flotilla-prometheus-'));
+    const target = new URL(agent.url).host;
+    await writeFile(
+      join(dir, 'prometheus.yml'),
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        '  evaluation_interval: 1s',
+        'rule_files:',
+        `  - ${RULES}`,
+        'scrape_configs:',
+        '  - job_name: flotilla-netbox',
+        '    static_configs:',
+        `      - targets: ['${target}']`,
+        '',
+      ].join('\n'),
+    );
+    const port = await freePort();
+    promUrl = `http://127.0.0.1:${port}`;
+    prometheus = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+    const ready = await within(30, async () => ((await fetch(`${promUrl}/-/ready`)).ok ? true : undefined));
+    if (ready !== true) throw new Error('Prometheus did not become ready within 30 s');
+  }, 60_000);
+
+  afterAll(async () => {
+    prometheus?.kill('SIGTERM');
+    if (prometheus !== undefined && prometheus.exitCode === null) await new Promise((resolve) => prometheus?.once('exit', resolve));
+    await agent.close();
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('loads the rules, and every Flotilla metric they name is exported by the agent', async () => {
+    expect(existsSync(RULES), `${RULES} is missing: run pnpm generate`).toBe(true);
+    const rules = (await (await fetch(`${promUrl}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string; query: string }[] }[] } };
+    const loaded = rules.data.groups.flatMap((g) => g.rules);
+    expect(loaded.map((r) => r.name)).toContain('FlotillaToolResultLarge');
+    const exported = await (await fetch(`${agent.url}/metrics`)).text();
+    const named = new Set(loaded.flatMap((r) => r.query.match(/flotilla_[a-z_]+/g) ?? []).map((n) => n.replace(/_(bucket|sum|count)$/, '')));
+    expect(named.size).toBeGreaterThan(3);
+    for (const name of named) expect(exported, `${name} is named by a rule but not exported`).toContain(`# TYPE ${name} `);
+  });
+
+  it('fires the size alert when a tool reads more than 200 KiB before budgeting', async () => {
+    // A small read first, so the tool's series exists before the large one (increase() needs a prior sample).
+    await ask('interfaces of ams1-sw-001');
+    await within(10, async () => {
+      const body = (await (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(`${METRIC.toolRawResultBytes}_count{tool="list_interfaces"}`)}`)).json()) as { data: { result: unknown[] } };
+      return body.data.result.length > 0 ? true : undefined;
+    });
+    await ask('interfaces of all devices in ams1');
+    const firing = await within(45, async () => {
+      const body = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } };
+      return body.data.alerts.find((a) => a.labels.alertname === 'FlotillaToolResultLarge' && a.state === 'firing');
+    });
+    expect(firing?.labels.tool).toBe('list_interfaces');
+  }, 90_000);
+});
