@@ -36,6 +36,8 @@ export interface DelegationResult {
   readonly replyTokens: number;
   readonly truncated: boolean;
   readonly seconds: number;
+  /** The agent could not be reached or did not answer in time (not an answer that reports a failure). */
+  readonly unreachable: boolean;
 }
 
 /** Status notes relayed per delegation, at most (the A2A server throttles them further). */
@@ -56,7 +58,7 @@ export async function delegate(request: DelegationRequest): Promise<DelegationRe
   let metadata: Record<string, unknown> = {};
   let state: TaskState | undefined;
   let notes = 0;
-  const result = (outcome: DelegationOutcome, text: string): DelegationResult => {
+  const result = (outcome: DelegationOutcome, text: string, unreachable = false): DelegationResult => {
     const fitted = fit(text, request);
     return {
       agentId: request.agentId,
@@ -70,6 +72,7 @@ export async function delegate(request: DelegationRequest): Promise<DelegationRe
       replyTokens: fitted.tokens,
       truncated: fitted.truncated,
       seconds: (performance.now() - started) / 1000,
+      unreachable,
     };
   };
   try {
@@ -97,8 +100,8 @@ export async function delegate(request: DelegationRequest): Promise<DelegationRe
       }
     }
   } catch (error) {
-    if (timeout.aborted) return result('timeout', `the ${request.agentName} did not answer within ${Math.round(request.timeoutMs / 1000)} s`);
-    return result('failed', `the ${request.agentName} could not be reached (${describeError(error).slice(0, 200)})`);
+    if (timeout.aborted) return result('timeout', `the ${request.agentName} did not answer within ${Math.round(request.timeoutMs / 1000)} s`, true);
+    return result('failed', `the ${request.agentName} could not be reached (${describeError(error).slice(0, 200)})`, true);
   }
   if (state === TaskState.TASK_STATE_FAILED) return result('failed', answer || `the ${request.agentName} failed`);
   if (state === TaskState.TASK_STATE_REJECTED) return result('rejected', answer || `the ${request.agentName} refused the question`);

@@ -98,7 +98,8 @@ export class Supervisor {
     if (result.truncated) metrics.supervisorReplyTruncations.inc({ agent: agent.id });
     if (result.outcome === 'failed' || result.outcome === 'timeout') {
       this.options.logger.warn({ agent: agent.id, outcome: result.outcome, answer: result.answer }, 'delegation failed');
-      this.options.registry.markUnreachable(agent.id, result.answer);
+      // Its card is read again before it gets more work; an agent that answered with a failure stays ready.
+      if (result.unreachable) this.options.registry.markUnreachable(agent.id, result.answer);
     }
     return result;
   }
