@@ -10,6 +10,8 @@ export {
   TURN_OUTCOMES,
   WORKFLOW_PATHS,
   LIMITATION_KINDS,
+  TRIM_KINDS,
+  type TrimKind,
   DELEGATION_OUTCOMES,
   AGENT_STATES,
   type DelegationOutcome,

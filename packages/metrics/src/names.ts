@@ -21,6 +21,10 @@ export const METRIC = {
   limitationsDetected: 'flotilla_limitations_detected_total',
   limitationStrategies: 'flotilla_limitation_strategies_total',
   limitationDetectSeconds: 'flotilla_limitation_detect_seconds',
+  contextRequests: 'flotilla_context_requests_total',
+  contextRequestTokens: 'flotilla_context_request_tokens',
+  contextTrims: 'flotilla_context_trims_total',
+  contextTokensSaved: 'flotilla_context_tokens_saved_total',
   supervisorDelegations: 'flotilla_supervisor_delegations_total',
   supervisorDelegationDuration: 'flotilla_supervisor_delegation_duration_seconds',
   supervisorReplyTokens: 'flotilla_supervisor_reply_tokens',
@@ -45,6 +49,10 @@ export const LABEL = {
   strategy: 'strategy',
   status: 'status',
 } as const;
+
+/** How a model request was made to fit its context budget (one request may take several). */
+export const TRIM_KINDS = ['tool_results_cleared', 'turns_summarised', 'user_text_capped', 'orphans_repaired'] as const;
+export type TrimKind = (typeof TRIM_KINDS)[number];
 
 /** How one delegation from the supervisor to a domain agent ended. */
 export const DELEGATION_OUTCOMES = ['ok', 'failed', 'timeout', 'rejected'] as const;
@@ -107,6 +115,7 @@ export const BUCKETS = {
   /** Raw tool results before budgeting; 204800 (200 KiB) is the size alert's threshold. */
   rawResultBytes: [1024, 16384, 65536, 204800, 1048576, 4194304, 16777216, 67108864],
   upstreamBytes: [1024, 16384, 131072, 1048576, 4194304, 16777216, 67108864, 268435456],
+  contextTokens: [1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000, 200000],
   detectSeconds: [0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.005],
   seconds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
 } as const;

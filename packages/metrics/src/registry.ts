@@ -24,6 +24,10 @@ export interface FlotillaMetrics {
   readonly limitationsDetected: Counter<'agent' | 'kind'>;
   readonly limitationStrategies: Counter<'agent' | 'strategy'>;
   readonly limitationDetectSeconds: Histogram<'agent'>;
+  readonly contextRequests: Counter<'agent'>;
+  readonly contextRequestTokens: Histogram<'agent'>;
+  readonly contextTrims: Counter<'agent' | 'kind'>;
+  readonly contextTokensSaved: Counter<'agent' | 'kind'>;
   readonly supervisorDelegations: Counter<'agent' | 'outcome'>;
   readonly supervisorDelegationDuration: Histogram<'agent'>;
   readonly supervisorReplyTokens: Histogram<'agent'>;
@@ -176,6 +180,31 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       help: 'CPU time of limitation detection per plan (count queries excluded).',
       labelNames: [LABEL.agent],
       buckets: [...BUCKETS.detectSeconds],
+      registers,
+    }),
+    contextRequests: new Counter({
+      name: METRIC.contextRequests,
+      help: 'Model requests checked against the context budget, by agent.',
+      labelNames: [LABEL.agent],
+      registers,
+    }),
+    contextRequestTokens: new Histogram({
+      name: METRIC.contextRequestTokens,
+      help: 'Tokens of model requests as sent (after trimming), by agent.',
+      labelNames: [LABEL.agent],
+      buckets: [...BUCKETS.contextTokens],
+      registers,
+    }),
+    contextTrims: new Counter({
+      name: METRIC.contextTrims,
+      help: 'Model requests trimmed to fit the context budget, by agent and kind of trimming.',
+      labelNames: [LABEL.agent, LABEL.kind],
+      registers,
+    }),
+    contextTokensSaved: new Counter({
+      name: METRIC.contextTokensSaved,
+      help: 'Tokens removed from model requests by trimming, by agent and kind.',
+      labelNames: [LABEL.agent, LABEL.kind],
       registers,
     }),
     supervisorDelegations: new Counter({
