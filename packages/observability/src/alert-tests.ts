@@ -5,7 +5,7 @@
  * packages/observability/generated/prometheus-rules.test.yaml next to the rules file it tests.
  */
 import { stringify } from 'yaml';
-import { LABEL, METRIC, TOOL_OUTCOMES, TURN_OUTCOMES, UPSTREAM_OUTCOMES, WORKFLOW_PATHS } from '@flotilla/metrics';
+import { LABEL, METRIC, TOOL_OUTCOMES, TRIM_KINDS, TURN_OUTCOMES, UPSTREAM_OUTCOMES, WORKFLOW_PATHS } from '@flotilla/metrics';
 import { ALERTS, alertNamed, runbookUrl, type AlertName } from './alerts.js';
 import { eq, le, pick, selector, type Matcher } from './promql.js';
 import { KUBE_LABEL, KUBE_METRIC, KUBE_VALUE } from './queries.js';
@@ -246,6 +246,35 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
       { evalTime: '30m', alert: 'FlotillaA2AErrors', firing: [{ [LABEL.agent]: 'netbox' }] },
       { evalTime: '5m', alert: 'FlotillaA2ALatency', firing: [] },
       { evalTime: '30m', alert: 'FlotillaA2ALatency', firing: [{ [LABEL.agent]: 'netbox' }] },
+    ],
+  },
+  {
+    name: 'context: trims per model request by agent',
+    interval: '1m',
+    inputSeries: [
+      ...(
+        [
+          ['netbox', '0+10x60'],
+          ['argocd', '0+10x60'],
+        ] as const
+      ).map(([agent, values]) => ({ series: selector(METRIC.contextRequests, eq(LABEL.agent, agent), ...scrape(`flotilla-${agent}-0`)), values })),
+      ...(
+        [
+          // netbox: 0.7 trims per request, two kinds summed (a request can take both).
+          ['netbox', 'turns_summarised', '0+4x60'],
+          ['netbox', 'tool_results_cleared', '0+3x60'],
+          // argocd: 0.2 trims per request, under the threshold.
+          ['argocd', 'user_text_capped', '0+2x60'],
+        ] as const
+      ).map(([agent, kind, values]) => ({
+        series: selector(METRIC.contextTrims, eq(LABEL.agent, agent), eq(LABEL.kind, pick(TRIM_KINDS, kind)), ...scrape(`flotilla-${agent}-0`)),
+        values,
+      })),
+    ],
+    expectations: [
+      // Above the threshold, but not yet for 30 minutes.
+      { evalTime: '20m', alert: 'FlotillaContextTrimmingHigh', firing: [] },
+      { evalTime: '50m', alert: 'FlotillaContextTrimmingHigh', firing: [{ [LABEL.agent]: 'netbox' }] },
     ],
   },
 ];

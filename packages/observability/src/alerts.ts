@@ -8,6 +8,7 @@
 import { METRIC, RAW_RESULT_ALERT_BYTES } from '@flotilla/metrics';
 import {
   CONTAINER_LABELS,
+  contextTrimsPerRequest,
   largeRawResults,
   lastTerminatedOomKilled,
   memoryShareOfLimit,
@@ -34,6 +35,7 @@ export const ALERT_NAMES = [
   'FlotillaUpstreamRateLimited',
   'FlotillaA2AErrors',
   'FlotillaA2ALatency',
+  'FlotillaContextTrimmingHigh',
 ] as const;
 export type AlertName = (typeof ALERT_NAMES)[number];
 
@@ -70,6 +72,7 @@ export const ALERT_WINDOW = {
   toolShare: '15m',
   upstream: '10m',
   a2a: '10m',
+  context: '15m',
 } as const;
 
 export const ALERTS: readonly AlertDefinition[] = [
@@ -194,6 +197,18 @@ export const ALERTS: readonly AlertDefinition[] = [
     description:
       'The 99th percentile of A2A turn duration of agent {{ $labels.agent }} over the last 10 minutes is at or above the alert threshold; users wait and callers time out.',
     expr: (threshold) => `${turnDurationQuantile(A2A_LATENCY_QUANTILE, ALERT_WINDOW.a2a)} >= ${threshold}`,
+  },
+  {
+    name: 'FlotillaContextTrimmingHigh',
+    severity: 'warning',
+    for: '30m',
+    threshold: 0.5,
+    thresholdMeaning:
+      'context trims per model request of an agent (15 minute window); a request can take several kinds of trim, so the value can exceed 1',
+    summary: 'Model requests of Flotilla agent {{ $labels.agent }} are often trimmed to fit the context budget',
+    description:
+      'Over the last 15 minutes agent {{ $labels.agent }} trimmed its model requests (cleared tool results, summarised turns, capped user text) more often per request than the alert allows; conversations run into the model\'s context budget and the model answers from less of the conversation.',
+    expr: (threshold) => `${contextTrimsPerRequest(ALERT_WINDOW.context)} > ${threshold}`,
   },
 ];
 

@@ -113,3 +113,16 @@ export function turnFailureShare(window: string, ...extra: Matcher[]): string {
 export function turnDurationQuantile(q: number, window: string, ...extra: Matcher[]): string {
   return quantile(q, METRIC.agentTurnDuration, [LABEL.agent], window, ...extra);
 }
+
+/**
+ * Context trims per model request, by agent: trims of any kind over requests checked against the context budget.
+ * One request can take several kinds of trim, so this is trims per request (it can exceed 1), not a share.
+ */
+export function contextTrimsPerRequest(window: string, ...extra: Matcher[]): string {
+  return `${rateBy([LABEL.agent], METRIC.contextTrims, window, ...extra)} / ${rateBy([LABEL.agent], METRIC.contextRequests, window, ...extra)}`;
+}
+
+/** A quantile of model request size in tokens (as sent, after trimming), by agent. */
+export function contextRequestTokensQuantile(q: number, window: string, ...extra: Matcher[]): string {
+  return quantile(q, METRIC.contextRequestTokens, [LABEL.agent], window, ...extra);
+}
