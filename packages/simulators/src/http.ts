@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { Express } from 'express';
+import type { Express, Request, Response } from 'express';
 
 export interface ListeningApp {
   /** e.g. http://127.0.0.1:41234 */
@@ -32,4 +32,23 @@ export async function listen(app: Express, host: string, port: number): Promise<
       return closing;
     },
   };
+}
+
+/** Counts every body byte a response writes into `counters.bytesSent` (HEAD responses send none). */
+export function countBodyBytes(req: Request, res: Response, counters: { bytesSent: number }): void {
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => Response;
+  const count = (chunk: unknown): void => {
+    if (req.method === 'HEAD') return; // Node sends no body for HEAD, whatever is written.
+    if (typeof chunk === 'string') counters.bytesSent += Buffer.byteLength(chunk);
+    else if (chunk instanceof Uint8Array) counters.bytesSent += chunk.length;
+  };
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    count(chunk);
+    return write(chunk, ...rest);
+  }) as typeof res.write;
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (typeof chunk !== 'function') count(chunk);
+    return end(chunk, ...rest);
+  }) as typeof res.end;
 }

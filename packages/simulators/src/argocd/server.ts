@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { describeError, silentLogger, type Logger } from '@flotilla/core';
-import { listen } from '../http.js';
+import { countBodyBytes, listen } from '../http.js';
 import { createRng } from '../prng.js';
 import { ARGO_ESTATE_DEFAULTS, generateArgoEstate, type ArgoEstateOptions } from './data.js';
 import { GrpcCode, GrpcError, PERMISSION_DENIED, sendGrpcError, sendJson } from './grpc.js';
@@ -140,21 +140,7 @@ export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: Simul
   app.disable('etag');
   app.use((req, res, next) => {
     counters.requests += 1;
-    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
-    const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => Response;
-    const count = (chunk: unknown): void => {
-      if (req.method === 'HEAD') return; // Node sends no body for HEAD, whatever is written.
-      if (typeof chunk === 'string') counters.bytesSent += Buffer.byteLength(chunk);
-      else if (chunk instanceof Uint8Array) counters.bytesSent += chunk.length;
-    };
-    res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      count(chunk);
-      return write(chunk, ...rest);
-    }) as typeof res.write;
-    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-      if (typeof chunk !== 'function') count(chunk);
-      return end(chunk, ...rest);
-    }) as typeof res.end;
+    countBodyBytes(req, res, counters);
     res.on('close', () => logger.debug({ method: req.method, url: req.originalUrl, status: res.statusCode, complete: res.writableFinished }, 'argocd-sim request'));
     if (faults.latencyMs > 0 && req.path !== '/healthz') setTimeout(next, faults.latencyMs);
     else next();

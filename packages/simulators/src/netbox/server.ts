@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { describeError, silentLogger, type Logger } from '@flotilla/core';
-import { listen } from '../http.js';
+import { countBodyBytes, listen } from '../http.js';
 import { createRng } from '../prng.js';
 import { parseOptions } from '../argocd/options.js';
 import { NETBOX_ESTATE_DEFAULTS, generateNetBoxEstate, type NetBoxEstateOptions } from './data.js';
@@ -134,21 +134,7 @@ export function createNetBoxApp(options: NetBoxSimulatorOptions, counters: NetBo
     counters.requests += 1;
     const key = routes.endpointKey(routes.resolveRoute(req.path));
     if (key !== undefined) counters.byEndpoint[key] = (counters.byEndpoint[key] ?? 0) + 1;
-    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
-    const end = res.end.bind(res) as (chunk?: unknown, ...rest: unknown[]) => Response;
-    const count = (chunk: unknown): void => {
-      if (req.method === 'HEAD') return; // Node sends no body for HEAD, whatever is written.
-      if (typeof chunk === 'string') counters.bytesSent += Buffer.byteLength(chunk);
-      else if (chunk instanceof Uint8Array) counters.bytesSent += chunk.length;
-    };
-    res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      count(chunk);
-      return write(chunk, ...rest);
-    }) as typeof res.write;
-    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-      if (typeof chunk !== 'function') count(chunk);
-      return end(chunk, ...rest);
-    }) as typeof res.end;
+    countBodyBytes(req, res, counters);
     res.on('close', () => logger.debug({ method: req.method, url: req.originalUrl, status: res.statusCode, complete: res.writableFinished }, 'netbox-sim request'));
     if (faults.latencyMs > 0) setTimeout(next, faults.latencyMs);
     else next();
