@@ -44,6 +44,7 @@ export {
   type AnswerTurn,
   type ProgressNote,
 } from './a2a.js';
-export { markdownTable, countLines, toolErrorText } from './present.js';
+export { markdownTable, countLines, toolErrorText, helpText } from './present.js';
 export { connectTools, type ConnectToolsOptions, type ToolsConnection } from './tools.js';
 export { textRequest } from './request.js';
+export { CapabilityIndex, CAPABILITY_LIMITS, oneLine, type Capability, type ToolDefinition } from './capabilities.js';

@@ -1,3 +1,4 @@
+import type { CapabilityIndex } from './capabilities.js';
 /** Presentation helpers every domain's answers share. */
 
 const cellText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
@@ -20,4 +21,10 @@ export function countLines(counts: unknown, dimensions = 3): string {
 /** The message and remedy of an isError tool result, as one sentence. */
 export function toolErrorText(body: Readonly<Record<string, unknown>>): string {
   return `${typeof body.message === 'string' ? body.message : 'the tool failed'}${typeof body.remedy === 'string' ? ` ${body.remedy}` : ''}`;
+}
+
+/** The "what can you do" answer: the capability index (a line per tool) when the agent has one. */
+export function helpText(system: string, capabilities: CapabilityIndex | undefined): string {
+  if (capabilities === undefined || capabilities.size === 0) return `Ask me about ${system}, for example:`;
+  return `I answer questions about ${system} (read-only) with these tools:\n${capabilities.lines()}\n\nAsk in plain words, for example:`;
 }

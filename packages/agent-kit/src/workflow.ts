@@ -3,6 +3,7 @@ import { describeError, isFlotillaError } from '@flotilla/core';
 import type { TokenCounter } from '@flotilla/tokens';
 import type { DetectedLimitation, Handling } from '@flotilla/limitations';
 import { CONFIDENCE_THRESHOLD, type Classification, type Entities } from './rules.js';
+import type { CapabilityIndex } from './capabilities.js';
 
 /** How a question is handled, as in the workflow design note. */
 export const STRATEGIES = ['direct', 'complex', 'limitation_aware'] as const;
@@ -88,6 +89,8 @@ export interface AgentDomain<I extends string, M> {
     readonly probes: readonly ToolResult[];
     readonly memory: M | undefined;
     readonly contextId: string;
+    /** The tools' capability index, when the agent built one: drives the "what can you do" answer. */
+    readonly capabilities: CapabilityIndex | undefined;
   }): Answer<M>;
 }
 
@@ -113,6 +116,8 @@ export interface WorkflowOptions<I extends string, M> {
   /** Memory kept outside the process too (restarts continue conversations); the checkpoint alone otherwise. */
   readonly memoryStore?: MemoryStore<M> | undefined;
   readonly answerMaxTokens?: number;
+  /** The tools' capability index (name and one line per tool), for answers that say what the agent can do. */
+  readonly capabilities?: CapabilityIndex | undefined;
 }
 
 export interface TurnResult<I extends string> {
@@ -254,6 +259,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
           probes: state.probes,
           memory: state.memory,
           contextId: state.contextId,
+          capabilities: options.capabilities,
         });
         let text = answer.text;
         if (options.counter.count(text) > answerMax) {

@@ -66,8 +66,8 @@ export type AgentState = (typeof AGENT_STATES)[number];
 export const TURN_OUTCOMES = ['answered', 'tool_error', 'rejected', 'failed'] as const;
 export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
 
-/** Workflow paths (the design note's coordination strategies), plus turns that failed before routing. */
-export const WORKFLOW_PATHS = ['direct', 'complex', 'limitation_aware', 'none'] as const;
+/** Workflow paths (the design note's coordination strategies; `llm`: the model's tool loop), plus turns that failed before routing. */
+export const WORKFLOW_PATHS = ['direct', 'complex', 'limitation_aware', 'llm', 'none'] as const;
 export type WorkflowPath = (typeof WORKFLOW_PATHS)[number];
 
 /** Outcome of one MCP tool call. `tool_error` is an isError result the model reads (bad argument, upstream down). */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
+import { CapabilityIndex } from '@flotilla/agent-kit';
 import { createMemoryResultStore } from '@flotilla/bounded-tools';
 import { silentLogger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
@@ -17,6 +18,7 @@ let mcp: Client;
 let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
 let counter: TokenCounter;
 let agent: ReturnType<typeof createArgoCdAgent>;
+let capabilities: CapabilityIndex;
 
 beforeAll(async () => {
   counter = await loadTokenCounter();
@@ -25,7 +27,8 @@ beforeAll(async () => {
   const client = new ArgoCdClient({ baseUrl: sim.url, token: TOKEN, limits: UPSTREAM_DEFAULTS, metrics, logger: silentLogger() });
   tools = await connectArgoCdToolsInProcess({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
   mcp = tools.client;
-  agent = createArgoCdAgent({ mcp, counter });
+  capabilities = await CapabilityIndex.fromClient(mcp);
+  agent = createArgoCdAgent({ mcp, counter, capabilities });
 });
 afterAll(async () => {
   await tools.close();
@@ -35,6 +38,18 @@ afterAll(async () => {
 const outOfSyncProd = estate.applications.filter((a) => a.status.sync?.status === 'OutOfSync' && a.metadata.labels?.env === 'prod');
 
 describe('Argo CD agent workflow (rules model, tools over MCP)', () => {
+  it('says what it can do from the capability index: one line per MCP tool', async () => {
+    const listed = (await mcp.listTools()).tools;
+    const turn = await agent.ask('what can you do?', 'conv-help');
+    expect(turn.intent).toBe('help');
+    for (const tool of listed) expect(turn.answer).toContain(`- ${tool.name}: `);
+    // A line per tool, not the tools' full descriptions and schemas.
+    expect(counter.count(turn.answer)).toBeLessThan(counter.count(JSON.stringify(listed)) / 4);
+    expect(capabilities.search('out of sync applications')[0]?.name).toBe('list_applications');
+    expect(capabilities.search('clusters').map((c) => c.name)).toContain('list_clusters');
+    expect(capabilities.search('zzz qqq')).toEqual([]);
+  });
+
   it('answers a big list with page 1 of N, a summary and 20 rows, then continues and narrows in the same conversation', async () => {
     const first = await agent.ask('list all applications', 'conv-1');
     expect(first.strategy).toBe('direct');

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { createWorkflow, mcpToolCaller, rulesModel, type AgentModel } from '@flotilla/agent-kit';
+import { createWorkflow, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel } from '@flotilla/agent-kit';
 import type { TokenCounter } from '@flotilla/tokens';
 import { argoCdDomain } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
@@ -12,6 +12,8 @@ export interface ArgoCdAgentOptions {
   /** The rules model by default; an LLM model plugs in here later. */
   readonly model?: AgentModel<ArgoIntent>;
   readonly checkpointer?: BaseCheckpointSaver;
+  /** The tools' capability index: the "what can you do" answer lists it. */
+  readonly capabilities?: CapabilityIndex | undefined;
 }
 
 /** The Argo CD agent: the kit's workflow with the Argo CD intents, plans and presentation rules. */
@@ -22,5 +24,6 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     callTool: mcpToolCaller(options.mcp),
     counter: options.counter,
     checkpointer: options.checkpointer,
+    capabilities: options.capabilities,
   });
 }

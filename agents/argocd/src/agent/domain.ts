@@ -1,4 +1,4 @@
-import { countLines, markdownTable, toolErrorText, type AgentDomain, type Answer, type Classification, type Entities, type ToolCall, type ToolResult } from '@flotilla/agent-kit';
+import { countLines, helpText, markdownTable, toolErrorText, type AgentDomain, type Answer, type Classification, type Entities, type ToolCall, type ToolResult } from '@flotilla/agent-kit';
 import type { ArgoIntent } from './intents.js';
 
 /** Presentation rules of the design note, applied by code. */
@@ -179,7 +179,7 @@ export const argoCdDomain: AgentDomain<ArgoIntent, ArgoMemory> = {
     return next < end ? [{ tool: first.call.tool, args: { ...first.call.args, offset: next, limit: Math.min(100, end - next) } }] : [];
   },
 
-  respond({ classification: c, results, limitations, memory }): Answer<ArgoMemory> {
+  respond({ classification: c, results, limitations, memory, capabilities }): Answer<ArgoMemory> {
     if (c === undefined || limitations.length > 0 || c.intent === 'unknown') {
       const guess = c !== undefined && c.confidence > 0 ? ` (my best guess was "${c.intent.replace(/_/g, ' ')}", but I am not sure enough to act on it)` : '';
       return {
@@ -190,7 +190,7 @@ export const argoCdDomain: AgentDomain<ArgoIntent, ArgoMemory> = {
     }
     switch (c.intent) {
       case 'help':
-        return { text: 'Ask me about Argo CD: for example', options: HELP_OPTIONS, memory };
+        return { text: helpText('Argo CD', capabilities), options: HELP_OPTIONS, memory };
       case 'list_applications':
       case 'refine': {
         const call = results[0]?.call;

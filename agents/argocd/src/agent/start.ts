@@ -2,12 +2,14 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { connectTools, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
+import { CapabilityIndex, connectTools, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
 import { createFileResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
 import { startArgoCdSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
+import { LLM_SETTINGS, llmAnswerTurn } from '@flotilla/llm';
+import { ARGOCD_PROMPT } from './prompt.js';
 import { ArgoCdClient } from '../client/argocd-client.js';
 import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 import { connectArgoCdToolsInProcess } from '../server.js';
@@ -23,6 +25,7 @@ export const ARGOCD_AGENT_SETTINGS = {
   local: { flag: 'local', env: 'FLOTILLA_LOCAL', schema: BooleanFlagSchema.default(false), help: 'Also start the Argo CD simulator (819 applications) and use it', isSwitch: true },
   dataDir: { flag: 'data-dir', env: 'FLOTILLA_DATA_DIR', schema: z.string().min(1).optional(), help: 'Folder of spilled results (in-process tools); a temporary one when unset' },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
+  ...LLM_SETTINGS,
 } as const satisfies SettingsSpec;
 export type ArgoCdAgentConfig = Settings<typeof ARGOCD_AGENT_SETTINGS>;
 
@@ -100,28 +103,39 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
       };
     },
   });
-  const agent = createArgoCdAgent({ mcp: tools.client, counter });
+  let capabilities: CapabilityIndex;
+  let llm: ReturnType<typeof llmAnswerTurn>;
+  try {
+    capabilities = await CapabilityIndex.fromClient(tools.client);
+    llm = llmAnswerTurn({ agent: 'argocd', settings: config, mcp: tools.client, index: capabilities, prompt: ARGOCD_PROMPT, counter, metrics, logger });
+  } catch (error) {
+    await tools.close();
+    throw error;
+  }
+  const agent = createArgoCdAgent({ mcp: tools.client, counter, capabilities });
   const a2a = await startA2AServer({
     agent: ARGOCD_AGENT_CARD,
     host: config.host,
     port: config.port,
     logger,
     metrics,
-    answer: async (question, contextId) => {
-      const started = performance.now();
-      const turn = await agent.ask(question, contextId);
-      const path: WorkflowPath = turn.strategy ?? 'none';
-      const outcome: TurnOutcome = turn.error !== undefined ? 'failed' : 'answered';
-      const skill = turn.intent === undefined ? 'none' : SKILL_OF_INTENT[turn.intent];
-      metrics.agentTurns.inc({ agent: 'argocd', skill, path, outcome });
-      metrics.agentTurnDuration.observe({ agent: 'argocd', skill, path }, (performance.now() - started) / 1000);
-      metrics.agentAnswerTokens.observe({ agent: 'argocd' }, counter.count(turn.answer));
-      return {
-        answer: turn.answer,
-        options: turn.options,
-        metadata: { intent: turn.intent ?? 'none', confidence: turn.confidence, strategy: turn.strategy ?? 'none', tool_calls: turn.toolCalls, answer_tokens: counter.count(turn.answer) },
-      };
-    },
+    answer:
+      llm ??
+      (async (question, contextId) => {
+        const started = performance.now();
+        const turn = await agent.ask(question, contextId);
+        const path: WorkflowPath = turn.strategy ?? 'none';
+        const outcome: TurnOutcome = turn.error !== undefined ? 'failed' : 'answered';
+        const skill = turn.intent === undefined ? 'none' : SKILL_OF_INTENT[turn.intent];
+        metrics.agentTurns.inc({ agent: 'argocd', skill, path, outcome });
+        metrics.agentTurnDuration.observe({ agent: 'argocd', skill, path }, (performance.now() - started) / 1000);
+        metrics.agentAnswerTokens.observe({ agent: 'argocd' }, counter.count(turn.answer));
+        return {
+          answer: turn.answer,
+          options: turn.options,
+          metadata: { intent: turn.intent ?? 'none', confidence: turn.confidence, strategy: turn.strategy ?? 'none', tool_calls: turn.toolCalls, answer_tokens: counter.count(turn.answer) },
+        };
+      }),
   });
   return {
     url: a2a.url,

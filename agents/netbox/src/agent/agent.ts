@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { createWorkflow, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
+import { createWorkflow, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import type { TokenCounter } from '@flotilla/tokens';
 import { createNetBoxDomain } from './domain.js';
@@ -12,6 +12,8 @@ export interface NetBoxAgentOptions {
   readonly counter: TokenCounter;
   readonly model?: AgentModel<NetBoxIntent>;
   readonly checkpointer?: BaseCheckpointSaver;
+  /** The tools' capability index: the "what can you do" answer lists it. */
+  readonly capabilities?: CapabilityIndex | undefined;
   /** Progressive sessions kept here too (files: a restarted agent continues "next batch"). */
   readonly sessions?: SessionStore;
   /** The shared rate limiter's state, when the tools run in this process. */
@@ -34,6 +36,7 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     callTool: mcpToolCaller(options.mcp),
     counter: options.counter,
     checkpointer: options.checkpointer,
+    capabilities: options.capabilities,
     memoryStore: options.sessions === undefined ? undefined : sessionMemory(options.sessions),
   });
 }

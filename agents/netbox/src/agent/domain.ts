@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import {
   countLines,
+  helpText,
   markdownTable,
   toolErrorText,
   WORKFLOW_LIMITS,
@@ -473,7 +474,7 @@ export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDoma
       return [{ tool: first.call.tool, args: { ...first.call.args, offset: next, limit: end - next } }];
     },
 
-    respond({ classification: c, results, limitations, handling, probes, memory, contextId }): Answer<ProgressiveSession> {
+    respond({ classification: c, results, limitations, handling, probes, memory, contextId, capabilities }): Answer<ProgressiveSession> {
       const probeError = probes.find((p) => p.isError);
       if (probeError !== undefined) return { text: `I could not ask NetBox that: ${toolErrorText(probeError.body)}`, options: HELP_OPTIONS.slice(0, 3), memory };
       if (c === undefined || c.intent === 'unknown' || handling?.fetch === 'none' || limitations.some((l) => l.kind === 'low_confidence' || l.kind === 'unsupported')) {
@@ -483,7 +484,7 @@ export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDoma
       const list = (what: string, itemKind: string): Answer<ProgressiveSession> => listAnswer({ results, what, itemKind, contextId, limitations: detected, handling, probes, memory });
       switch (c.intent) {
         case 'help':
-          return { text: 'Ask me about NetBox, for example:', options: HELP_OPTIONS, memory };
+          return { text: helpText('NetBox', capabilities), options: HELP_OPTIONS, memory };
         case 'list_sites':
           return list('sites', 'sites');
         case 'list_devices':

@@ -2,13 +2,15 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { connectTools, startA2AServer, type AgentDescription, type TurnResult } from '@flotilla/agent-kit';
+import { CapabilityIndex, connectTools, startA2AServer, type AgentDescription, type TurnResult } from '@flotilla/agent-kit';
 import { createFileResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
 import { createFileSessionStore, createMemorySessionStore, type RateState, type SessionStore } from '@flotilla/limitations';
 import { startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
+import { LLM_SETTINGS, llmAnswerTurn } from '@flotilla/llm';
+import { NETBOX_PROMPT } from './prompt.js';
 import { NETBOX_DEFAULTS } from '../client/netbox-client.js';
 import { NETBOX_UPSTREAM_SETTINGS } from '../config.js';
 import { connectNetBoxToolsInProcess, netBoxClientFrom } from '../server.js';
@@ -31,6 +33,7 @@ export const NETBOX_AGENT_SETTINGS = {
   },
   ...NETBOX_UPSTREAM_SETTINGS,
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
+  ...LLM_SETTINGS,
 } as const satisfies SettingsSpec;
 export type NetBoxAgentConfig = Settings<typeof NETBOX_AGENT_SETTINGS>;
 
@@ -142,33 +145,44 @@ export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger
     },
   });
   const sessions: SessionStore = config.stateDir === undefined ? createMemorySessionStore() : await createFileSessionStore(resolve(config.stateDir));
-  const agent = createNetBoxAgent({ mcp: tools.client, counter, sessions, rate });
+  let capabilities: CapabilityIndex;
+  let llm: ReturnType<typeof llmAnswerTurn>;
+  try {
+    capabilities = await CapabilityIndex.fromClient(tools.client);
+    llm = llmAnswerTurn({ agent: 'netbox', settings: config, mcp: tools.client, index: capabilities, prompt: NETBOX_PROMPT, counter, metrics, logger });
+  } catch (error) {
+    await tools.close();
+    throw error;
+  }
+  const agent = createNetBoxAgent({ mcp: tools.client, counter, capabilities, sessions, rate });
   const a2a = await startA2AServer({
     agent: NETBOX_AGENT_CARD,
     host: config.host,
     port: config.port,
     logger,
     metrics,
-    answer: async (question, contextId) => {
-      const started = performance.now();
-      const turn = await agent.ask(question, contextId);
-      const answerTokens = counter.count(turn.answer);
-      recordTurn(metrics, turn, (performance.now() - started) / 1000, answerTokens);
-      return {
-        answer: turn.answer,
-        options: turn.options,
-        data: turn.data,
-        metadata: {
-          intent: turn.intent ?? 'none',
-          confidence: turn.confidence,
-          strategy: turn.strategy ?? 'none',
-          tool_calls: turn.toolCalls,
-          answer_tokens: answerTokens,
-          limitations: turn.limitations.map((l) => l.kind).join(','),
-          handling: (turn.handling?.strategies ?? []).join(','),
-        },
-      };
-    },
+    answer:
+      llm ??
+      (async (question, contextId) => {
+        const started = performance.now();
+        const turn = await agent.ask(question, contextId);
+        const answerTokens = counter.count(turn.answer);
+        recordTurn(metrics, turn, (performance.now() - started) / 1000, answerTokens);
+        return {
+          answer: turn.answer,
+          options: turn.options,
+          data: turn.data,
+          metadata: {
+            intent: turn.intent ?? 'none',
+            confidence: turn.confidence,
+            strategy: turn.strategy ?? 'none',
+            tool_calls: turn.toolCalls,
+            answer_tokens: answerTokens,
+            limitations: turn.limitations.map((l) => l.kind).join(','),
+            handling: (turn.handling?.strategies ?? []).join(','),
+          },
+        };
+      }),
   });
   return {
     url: a2a.url,

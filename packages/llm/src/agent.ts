@@ -1,0 +1,286 @@
+import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
+import { HumanMessage, SystemMessage, type AIMessage } from '@langchain/core/messages';
+import type { Client } from '@modelcontextprotocol/client';
+import { describeError, FlotillaError, isFlotillaError, silentLogger, type Logger } from '@flotilla/core';
+import type { CapabilityIndex, MemoryStore, WorkflowError } from '@flotilla/agent-kit';
+import { extractiveSummary, fitRequest, recordFit, type ContextBudget, type ContextMetrics, type FitResult, type JsonValue, type Message, type ToolDefinition } from '@flotilla/context';
+import type { TokenCounter } from '@flotilla/tokens';
+import type { ChatModelHandle } from './chat.js';
+import { fromAiMessage, toBindable, toLangChain } from './convert.js';
+import { FIND_TOOLS, freshLoaded, LOAD_TOOLS, META_TOOLS, runMetaTool, type LoadedTool } from './discovery.js';
+import { boundedMemoryStore } from './memory.js';
+import { systemPrompt } from './prompts.js';
+import { LLM_LIMITS, type ToolDiscoveryMode } from './settings.js';
+
+/** What LLM mode keeps of a conversation between turns: the (already fitted) history and the loaded tools. */
+export interface LlmMemory {
+  readonly messages: readonly Message[];
+  readonly loaded: readonly LoadedTool[];
+}
+
+export type LlmLimits = { readonly [K in keyof typeof LLM_LIMITS]: number };
+
+/** How the tools were bound in a question: the index and loaded tools, the full catalog, or the index first then the catalog. */
+export type DiscoveryOutcome = 'index' | 'full' | 'fallback';
+
+export interface LlmAgentOptions {
+  /** The agent's name (metric label, logs). */
+  readonly agent: string;
+  readonly chat: ChatModelHandle;
+  /** The MCP client of the agent's tools. */
+  readonly mcp: Client;
+  /** The tools' capability index; it also holds their full definitions. */
+  readonly index: CapabilityIndex;
+  /** The agent's own part of the system prompt (what it knows, which tools to start from). */
+  readonly prompt: string;
+  readonly discovery: ToolDiscoveryMode;
+  readonly budget: ContextBudget;
+  readonly counter: TokenCounter;
+  readonly metrics?: ContextMetrics | undefined;
+  /** Conversations kept between turns; bounded in memory by default. */
+  readonly memoryStore?: MemoryStore<LlmMemory> | undefined;
+  readonly logger?: Logger | undefined;
+  readonly limits?: Partial<LlmLimits> | undefined;
+  /** Clock for loaded-tool expiry. */
+  readonly now?: () => number;
+}
+
+export interface LlmTurn {
+  readonly answer: string;
+  readonly options: readonly string[];
+  readonly modelCalls: number;
+  readonly toolCalls: number;
+  readonly discovery: DiscoveryOutcome;
+  /** The largest request sent to the model in this turn, in tokens (with the budget's margin). */
+  readonly maxRequestTokens: number;
+  readonly error: WorkflowError | undefined;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A model-facing reason for an error (the model API's own message, never a stack). */
+function modelError(error: unknown): WorkflowError {
+  if (isFlotillaError(error)) return { code: error.code, message: error.message, remedy: error.remedy };
+  const status = isRecord(error) && typeof error.status === 'number' ? error.status : undefined;
+  const detail = describeError(error).slice(0, 300);
+  if (status === 401 || status === 403) return { code: 'upstream_auth', message: `the model API refused the credentials (${status})`, remedy: 'Check --llm-api-key.' };
+  if (status === 429) return { code: 'rate_limited', message: 'the model API is rate limiting us', remedy: 'Ask again in a minute.' };
+  if (status !== undefined && status >= 400 && status < 500) return { code: 'upstream_rejected', message: `the model API rejected the request (${status}: ${detail})`, remedy: 'Ask again; if it keeps failing, the error is in the logs.' };
+  if (isRecord(error) && (error.name === 'AbortError' || /timed? ?out/i.test(detail))) return { code: 'upstream_timeout', message: 'the model did not answer in time', remedy: 'Ask again.' };
+  return { code: 'upstream_unavailable', message: `the model API could not be reached (${detail})`, remedy: 'Check --llm-base-url and that the model server is up; then ask again.' };
+}
+
+/**
+ * The agent in LLM mode: a LangGraph loop in which the model classifies the question and plans (its tool calls),
+ * the tools run through MCP, and the model responds. Every model request is fitted to the context budget first
+ * (token-exact, trimmed when needed, metered); model calls, tool calls and each tool message are capped.
+ */
+export function createLlmAgent(options: LlmAgentOptions) {
+  const limits: LlmLimits = { ...LLM_LIMITS, ...options.limits };
+  const logger = options.logger ?? silentLogger();
+  const now = options.now ?? Date.now;
+  const store = options.memoryStore ?? boundedMemoryStore<LlmMemory>(limits.conversationsMax);
+  const { counter, budget, index } = options;
+  const prompts = { index: systemPrompt(options.prompt, index), full: systemPrompt(options.prompt, undefined) };
+  // MCP input schemas are JSON Schema objects: JSON values.
+  const catalogTools: readonly ToolDefinition[] = index.definitions.map((d) => ({ name: d.name, description: d.description, inputSchema: d.inputSchema as JsonValue }));
+  const truncatedNote = (kept: number, total: number): string => `\n[cut to ${kept} of ${total} tokens; ask the tool for a smaller page or read_result]`;
+
+  const State = Annotation.Root({
+    contextId: Annotation<string>,
+    messages: Annotation<readonly Message[]>,
+    loaded: Annotation<readonly LoadedTool[]>,
+    fullCatalog: Annotation<boolean>,
+    discoveryFailures: Annotation<number>,
+    modelCalls: Annotation<number>,
+    toolCalls: Annotation<number>,
+    summaries: Annotation<number>,
+    maxRequestTokens: Annotation<number>,
+    error: Annotation<WorkflowError | undefined>,
+  });
+  type S = typeof State.State;
+  type U = typeof State.Update;
+
+  /** One LLM summary of older turns (bounded input and output); the extractive summary past the per-question cap. */
+  async function llmSummary(older: readonly Message[], signal: AbortSignal | undefined): Promise<string> {
+    const transcript = older.map((m) => `${m.role}: ${m.text}`).join('\n');
+    const room = Math.max(200, Math.min(limits.summaryInputMaxTokens, Math.floor((budget.maxContextTokens - budget.reservedOutputTokens) / 2)));
+    const reply = (await options.chat.chat.invoke(
+      [
+        new SystemMessage('Summarise the conversation below in at most 120 words for the assistant that continues it. Keep names, numbers, filters and open questions.'),
+        new HumanMessage(counter.truncate(transcript, room)),
+      ],
+      { signal },
+    )) as AIMessage;
+    return fromAiMessage(reply).text;
+  }
+
+  async function fit(state: S, system: string, tools: readonly ToolDefinition[], signal: AbortSignal | undefined): Promise<{ result: FitResult; summarised: boolean }> {
+    const request = { system, tools, messages: state.messages };
+    let older: readonly Message[] | undefined;
+    const first = fitRequest(counter, request, budget, {
+      summarise: (messages) => {
+        older = messages;
+        return extractiveSummary(messages);
+      },
+    });
+    const summarisedTurns = first.trims.some((t) => t.kind === 'turns_summarised');
+    if (!summarisedTurns || older === undefined || state.summaries >= limits.summariesPerQuestion) return { result: first, summarised: false };
+    const used = older;
+    let text: string;
+    try {
+      text = await llmSummary(used, signal);
+    } catch (error) {
+      logger.warn({ err: describeError(error) }, 'LLM summary failed; the extractive summary stays');
+      return { result: first, summarised: true };
+    }
+    const second = fitRequest(counter, request, budget, { summarise: (messages) => (messages.length === used.length && text.length > 0 ? text : extractiveSummary(messages)) });
+    return { result: second.overBudget ? first : second, summarised: true };
+  }
+
+  async function runTool(name: string, args: unknown, signal: AbortSignal | undefined): Promise<{ text: string; isError: boolean }> {
+    try {
+      const raw = await options.mcp.callTool({ name, arguments: isRecord(args) ? args : {} }, { signal });
+      const content = (raw as { content?: unknown }).content;
+      const text = Array.isArray(content)
+        ? content.map((part) => (isRecord(part) && part.type === 'text' && typeof part.text === 'string' ? part.text : '')).join('\n')
+        : '';
+      return { text, isError: (raw as { isError?: boolean }).isError === true };
+    } catch (error) {
+      return { text: `The ${name} tool could not be reached (${describeError(error).slice(0, 200)}). Try again later or answer with what you have.`, isError: true };
+    }
+  }
+
+  function capText(text: string): string {
+    const total = counter.count(text);
+    if (total <= limits.toolMessageMaxTokens) return text;
+    const note = truncatedNote(0, total);
+    const kept = counter.truncate(text, Math.max(1, limits.toolMessageMaxTokens - counter.count(note)));
+    return kept + truncatedNote(counter.count(kept), total);
+  }
+
+  const graph = new StateGraph(State)
+    .addNode('call_model', async (state: S, config): Promise<U> => {
+      const signal = config.signal;
+      try {
+        const last = state.modelCalls + 1 >= limits.maxModelCalls;
+        const loaded = freshLoaded(state.loaded, now());
+        const catalog = state.fullCatalog || options.discovery === 'full';
+        const tools: readonly ToolDefinition[] = last
+          ? []
+          : catalog
+            ? catalogTools
+            : [...META_TOOLS, ...loaded.flatMap((t) => catalogTools.filter((d) => d.name === t.name))];
+        const { result, summarised } = await fit(state, catalog ? prompts.full : prompts.index, tools, signal);
+        if (result.overBudget) {
+          throw new FlotillaError('config_invalid', `the context budget (${budget.maxContextTokens} tokens) cannot hold the system prompt, tools and a reply (${result.tokens} tokens)`, {
+            remedy: 'Raise MAX_CONTEXT_TOKENS, or use --tool-discovery index.',
+          });
+        }
+        if (options.metrics !== undefined) recordFit(options.metrics, options.agent, result);
+        const model = tools.length === 0 ? options.chat.chat : options.chat.chat.bindTools!(tools.map(toBindable));
+        const reply = (await model.invoke(toLangChain(result.request), { signal })) as AIMessage;
+        const assistant = fromAiMessage(reply);
+        // With no tools bound the model cannot call one; a reply that does anyway is answered as text only.
+        const message = last ? { role: 'assistant' as const, text: assistant.text } : assistant;
+        return {
+          messages: [...result.request.messages, message],
+          loaded,
+          modelCalls: state.modelCalls + 1,
+          summaries: state.summaries + (summarised ? 1 : 0),
+          maxRequestTokens: Math.max(state.maxRequestTokens, result.tokens),
+        };
+      } catch (error) {
+        logger.warn({ err: describeError(error), agent: options.agent }, 'model call failed');
+        return { error: modelError(error), modelCalls: state.modelCalls + 1 };
+      }
+    })
+    .addNode('execute_tools', async (state: S, config): Promise<U> => {
+      const reply = state.messages[state.messages.length - 1];
+      const calls = reply?.role === 'assistant' ? (reply.toolCalls ?? []) : [];
+      let loaded = state.loaded;
+      let fullCatalog = state.fullCatalog || options.discovery === 'full';
+      let failures = state.discoveryFailures;
+      let used = state.toolCalls;
+      const results: Message[] = [];
+      for (const [i, call] of calls.entries()) {
+        let outcome: { text: string; isError: boolean };
+        if (i >= limits.maxToolCallsPerReply || used >= limits.maxToolCalls) {
+          const which = used >= limits.maxToolCalls ? `${limits.maxToolCalls} per question` : `${limits.maxToolCallsPerReply} per step`;
+          outcome = { text: `Not run: the tool call budget (${which}) is used up. Answer with what you have, and say what is missing.`, isError: true };
+        } else if (call.name === FIND_TOOLS || call.name === LOAD_TOOLS) {
+          used += 1;
+          const meta = runMetaTool(index, call.name, call.args, loaded, now());
+          loaded = meta.loaded;
+          if (meta.isError) failures += 1;
+          outcome = meta;
+        } else if (index.has(call.name)) {
+          used += 1;
+          // Calling a tool that was never loaded means discovery failed the model: bind the whole catalog from now on.
+          if (!fullCatalog && !freshLoaded(loaded, now()).some((t) => t.name === call.name)) fullCatalog = true;
+          outcome = await runTool(call.name, call.args, config.signal);
+        } else {
+          failures += 1;
+          outcome = { text: `Unknown tool "${call.name}". Use find_tools to search the index, then load_tools.`, isError: true };
+        }
+        results.push({ role: 'tool', toolCallId: call.id, name: call.name, text: capText(outcome.isError ? `Error: ${outcome.text}` : outcome.text) });
+      }
+      // Two failed discovery steps in a question: stop making the model search; bind the full catalog.
+      if (failures >= 2) fullCatalog = true;
+      if (fullCatalog && !state.fullCatalog && options.discovery === 'index') logger.info({ agent: options.agent, contextId: state.contextId }, 'tool discovery fell back to the full catalog');
+      return { messages: [...state.messages, ...results], loaded, fullCatalog: fullCatalog && options.discovery === 'index' ? true : state.fullCatalog, discoveryFailures: failures, toolCalls: used };
+    })
+    .addEdge(START, 'call_model')
+    .addConditionalEdges(
+      'call_model',
+      (state: S) => {
+        const last = state.messages[state.messages.length - 1];
+        return state.error === undefined && last?.role === 'assistant' && (last.toolCalls?.length ?? 0) > 0 ? 'tools' : 'done';
+      },
+      { tools: 'execute_tools', done: END },
+    )
+    .addEdge('execute_tools', 'call_model')
+    .compile();
+
+  return {
+    graph,
+    /** One question of the conversation `contextId`. */
+    async ask(question: string, contextId: string, signal?: AbortSignal): Promise<LlmTurn> {
+      const memory = await store.load(contextId);
+      const total = counter.count(question);
+      const text = total <= budget.userTextMaxTokens ? question : `${counter.truncate(question, budget.userTextMaxTokens)}\n[message cut to ${budget.userTextMaxTokens} of ${total} tokens]`;
+      const state = await graph.invoke(
+        {
+          contextId,
+          messages: [...(memory?.messages ?? []), { role: 'user', text }],
+          loaded: memory?.loaded ?? [],
+          fullCatalog: false,
+          discoveryFailures: 0,
+          modelCalls: 0,
+          toolCalls: 0,
+          summaries: 0,
+          maxRequestTokens: 0,
+          error: undefined,
+        },
+        // Each model step is two graph steps (model, tools); the loop is bounded by maxModelCalls, this is a backstop.
+        { signal, recursionLimit: limits.maxModelCalls * 2 + 2 },
+      );
+      const last = state.messages[state.messages.length - 1];
+      let answer: string;
+      if (state.error !== undefined) {
+        answer = `I could not answer that: ${state.error.message}.${state.error.remedy === undefined ? '' : ` ${state.error.remedy}`}`;
+      } else {
+        answer = last?.role === 'assistant' && last.text.trim().length > 0 ? last.text : `I could not finish within ${limits.maxModelCalls} model steps; ask a narrower question.`;
+      }
+      if (counter.count(answer) > limits.answerMaxTokens) {
+        const note = '\n… (cut to the answer budget; ask for a narrower view or the next page)';
+        answer = counter.truncate(answer, limits.answerMaxTokens - counter.count(note)) + note;
+      }
+      // A failed turn keeps the question (so "try again" has context) but not a half-made exchange.
+      const kept = state.error === undefined ? state.messages : [...(memory?.messages ?? []), { role: 'user' as const, text }, { role: 'assistant' as const, text: answer }];
+      await store.save(contextId, { messages: kept, loaded: state.loaded });
+      const discovery: DiscoveryOutcome = options.discovery === 'full' ? 'full' : state.fullCatalog ? 'fallback' : 'index';
+      return { answer, options: [], modelCalls: state.modelCalls, toolCalls: state.toolCalls, discovery, maxRequestTokens: state.maxRequestTokens, error: state.error };
+    },
+  };
+}
