@@ -3,7 +3,7 @@ import { HumanMessage, SystemMessage, type AIMessage } from '@langchain/core/mes
 import type { Client } from '@modelcontextprotocol/client';
 import { describeError, FlotillaError, isFlotillaError, silentLogger, type Logger } from '@flotilla/core';
 import type { CapabilityIndex, MemoryStore, WorkflowError } from '@flotilla/agent-kit';
-import { extractiveSummary, fitRequest, recordFit, type ContextBudget, type ContextMetrics, type FitResult, type JsonValue, type Message, type ToolDefinition } from '@flotilla/context';
+import { extractiveSummary, fitRequest, SUMMARY_PREFIX, recordFit, type ContextBudget, type ContextMetrics, type FitResult, type JsonValue, type Message, type ToolDefinition } from '@flotilla/context';
 import type { TokenCounter } from '@flotilla/tokens';
 import type { ChatModelHandle } from './chat.js';
 import { fromAiMessage, toBindable, toLangChain } from './convert.js';
@@ -124,8 +124,9 @@ export function createLlmAgent(options: LlmAgentOptions) {
         return extractiveSummary(messages);
       },
     });
-    const summarisedTurns = first.trims.some((t) => t.kind === 'turns_summarised');
-    if (!summarisedTurns || older === undefined || state.summaries >= limits.summariesPerQuestion) return { result: first, summarised: false };
+    // Only when the request carries a summary of older turns (not for a truncation counted as one).
+    const summarisedTurns = first.request.messages[0]?.text.startsWith(SUMMARY_PREFIX) === true;
+    if (!summarisedTurns || older === undefined || older.length === 0 || state.summaries >= limits.summariesPerQuestion) return { result: first, summarised: false };
     const used = older;
     let text: string;
     try {
@@ -151,12 +152,18 @@ export function createLlmAgent(options: LlmAgentOptions) {
     }
   }
 
+  /** A tool message within toolMessageMaxTokens, note included (token boundaries can merge: checked, not assumed). */
   function capText(text: string): string {
     const total = counter.count(text);
-    if (total <= limits.toolMessageMaxTokens) return text;
-    const note = truncatedNote(0, total);
-    const kept = counter.truncate(text, Math.max(1, limits.toolMessageMaxTokens - counter.count(note)));
-    return kept + truncatedNote(counter.count(kept), total);
+    const max = limits.toolMessageMaxTokens;
+    if (total <= max) return text;
+    let room = Math.max(1, max - counter.count(truncatedNote(total, total)));
+    for (;;) {
+      const kept = counter.truncate(text, room);
+      const capped = kept + truncatedNote(counter.count(kept), total);
+      if (counter.count(capped) <= max || room <= 1) return capped;
+      room = Math.max(1, room - 8);
+    }
   }
 
   const graph = new StateGraph(State)
@@ -247,8 +254,10 @@ export function createLlmAgent(options: LlmAgentOptions) {
     /** One question of the conversation `contextId`. */
     async ask(question: string, contextId: string, signal?: AbortSignal): Promise<LlmTurn> {
       const memory = await store.load(contextId);
+      // Incoming text (a pasted log, a long thread) is capped on arrival, to at most half of the usable window.
+      const cap = Math.max(64, Math.min(budget.userTextMaxTokens, Math.floor((budget.maxContextTokens - budget.reservedOutputTokens) / 2)));
       const total = counter.count(question);
-      const text = total <= budget.userTextMaxTokens ? question : `${counter.truncate(question, budget.userTextMaxTokens)}\n[message cut to ${budget.userTextMaxTokens} of ${total} tokens]`;
+      const text = total <= cap ? question : `${counter.truncate(question, cap)}\n[message cut to ${cap} of ${total} tokens]`;
       const state = await graph.invoke(
         {
           contextId,

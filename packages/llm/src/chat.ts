@@ -28,7 +28,7 @@ export function createChatModel(settings: Pick<LlmSettings, 'llmProvider' | 'llm
   if (provider === 'none') return undefined;
   // Local OpenAI-compatible servers (Ollama, vLLM) take no key; the hosted APIs need one.
   if (settings.llmApiKey === undefined && (provider === 'anthropic' || settings.llmBaseUrl === undefined)) {
-    throw new FlotillaError('config_invalid', `--llm-provider ${provider} needs an API key`, {
+    throw new FlotillaError('config_invalid', `--llm-provider ${provider} needs an API key (--llm-api-key or FLOTILLA_LLM_API_KEY)`, {
       remedy: 'Set --llm-api-key (FLOTILLA_LLM_API_KEY), or --llm-base-url for a local server that takes none, or --llm-provider none for the embedded rules.',
     });
   }
