@@ -61,7 +61,12 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 /** A model-facing reason for an error (the model API's own message, never a stack). */
 function modelError(error: unknown): WorkflowError {
   if (isFlotillaError(error)) return { code: error.code, message: error.message, remedy: error.remedy };
-  const status = isRecord(error) && typeof error.status === 'number' ? error.status : undefined;
+  // LangChain wraps some provider errors (a context overflow) with the SDK's error as the cause.
+  const cause = isRecord(error) && isRecord(error.cause) ? error.cause : undefined;
+  const status = isRecord(error) && typeof error.status === 'number' ? error.status : typeof cause?.status === 'number' ? cause.status : undefined;
+  if (isRecord(error) && error.name === 'ContextOverflowError') {
+    return { code: 'upstream_rejected', message: 'the model refused the request as longer than its context window', remedy: 'Set MAX_CONTEXT_TOKENS to the model\'s real window (or lower); then ask again.' };
+  }
   const detail = describeError(error).slice(0, 300);
   if (status === 401 || status === 403) return { code: 'upstream_auth', message: `the model API refused the credentials (${status})`, remedy: 'Check --llm-api-key.' };
   if (status === 429) return { code: 'rate_limited', message: 'the model API is rate limiting us', remedy: 'Ask again in a minute.' };

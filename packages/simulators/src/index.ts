@@ -75,3 +75,17 @@ export {
   type NetBoxSimulatorStats,
   type RunningNetBoxSimulator,
 } from './netbox/server.js';
+export {
+  defaultScript,
+  type ChatScript,
+  type ScriptedReply,
+  type ScriptedToolCall,
+  type ScriptInput,
+  type ScriptMessage,
+  type ScriptTool,
+} from './llm/script.js';
+export { countPromptTokens, countReplyTokens, TOKENS_PER_MESSAGE } from './llm/tokens.js';
+export { LLM_SIM_LIMITS, type FakeLlmOptions, type LlmFaults } from './llm/options.js';
+export type { RecordedLlmRequest, RunningFakeLlm } from './llm/server.js';
+export { startFakeOpenAi } from './llm/openai.js';
+export { startFakeAnthropic } from './llm/anthropic.js';

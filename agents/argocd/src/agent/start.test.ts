@@ -4,6 +4,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { METRIC } from '@flotilla/metrics';
 import { textRequest } from '@flotilla/agent-kit';
+import { startFakeOpenAi } from '@flotilla/simulators';
 import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent } from './start.js';
 
 describe('flotilla agent argocd --local', () => {
@@ -21,5 +22,32 @@ describe('flotilla agent argocd --local', () => {
       await agent.close();
     }
     await expect(fetch(`${agent.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('in LLM mode answers through the model (OpenAI-compatible API), with the capability index and the llm path metered', async () => {
+    const llm = await startFakeOpenAi({ apiKey: 'sk-start-test' });
+    const env = { FLOTILLA_LLM_PROVIDER: 'openai', FLOTILLA_LLM_BASE_URL: llm.baseUrl, FLOTILLA_LLM_API_KEY: 'sk-start-test', MAX_CONTEXT_TOKENS: '16000' };
+    const config = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', local: 'true', 'log-level': 'silent' }, env, 'test');
+    const agent = await startArgoCdAgent(config, silentLogger());
+    try {
+      const client = await new ClientFactory().createFromUrl(agent.url);
+      const reply = JSON.stringify(await client.sendMessage(textRequest('list the clusters', randomUUID())));
+      // The scripted model found list_clusters in the index, loaded it, called it, and quoted its result.
+      expect(reply).toContain('From list_clusters');
+      expect(reply).toContain('\\"total\\":13');
+      const first = llm.requests[0]?.body as { tools: { function: { name: string } }[] };
+      expect(first.tools.map((t) => t.function.name)).toEqual(['find_tools', 'load_tools']);
+      const metrics = await (await fetch(`${agent.url}/metrics`)).text();
+      expect(metrics).toContain(`${METRIC.agentTurns}{agent="argocd",skill="none",path="llm",outcome="answered"} 1`);
+      expect(metrics).toContain(`${METRIC.contextRequests}{agent="argocd"} ${llm.requests.length}`);
+    } finally {
+      await agent.close();
+      await llm.close();
+    }
+  });
+
+  it('refuses to start in LLM mode without a key, naming the setting', async () => {
+    const config = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', local: 'true', 'llm-provider': 'anthropic' }, {}, 'test');
+    await expect(startArgoCdAgent(config, silentLogger())).rejects.toThrow(/--llm-api-key/);
   });
 });

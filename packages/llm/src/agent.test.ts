@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { McpServer } from '@modelcontextprotocol/server';
+import { CapabilityIndex } from '@flotilla/agent-kit';
+import { connectInProcess } from '@flotilla/bounded-tools';
+import { CONTEXT_DEFAULTS, type ContextBudget } from '@flotilla/context';
+import { createMetrics } from '@flotilla/metrics';
+import { startFakeOpenAi, defaultScript, type ChatScript, type RunningFakeLlm } from '@flotilla/simulators';
+import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
+import { createChatModel, createLlmAgent, FIND_TOOLS, LOAD_TOOLS, type LlmAgentOptions } from './index.js';
+
+const KEY = 'sk-test-llm-agent';
+let counter: TokenCounter;
+let tools: Awaited<ReturnType<typeof connectInProcess>>;
+let index: CapabilityIndex;
+let script: ChatScript = defaultScript;
+let llm: RunningFakeLlm;
+
+/** A small MCP server: a list whose size the arguments choose (to overflow anything), and one item by name. */
+function toyServer(): McpServer {
+  const server = new McpServer({ name: 'toy', version: '0.0.1' });
+  server.registerTool(
+    'list_widgets',
+    { description: 'List widgets in the warehouse. Returns every widget with its colour.', inputSchema: z.object({ count: z.number().int().min(0).max(100_000).optional() }) },
+    ({ count }) => ({ content: [{ type: 'text', text: JSON.stringify(Array.from({ length: count ?? 30 }, (_, i) => ({ name: `widget-${i}`, colour: i % 2 === 0 ? 'red' : 'blue' }))) }] }),
+  );
+  server.registerTool(
+    'get_widget',
+    { description: 'One widget by name, with its full record.', inputSchema: z.object({ name: z.string() }) },
+    ({ name }) => ({ content: [{ type: 'text', text: JSON.stringify({ name, colour: 'red', weight: 3 }) }] }),
+  );
+  server.registerTool('count_gadgets', { description: 'Count gadgets by kind.', inputSchema: z.object({}) }, () => ({ content: [{ type: 'text', text: '{"total": 7}' }] }));
+  return server;
+}
+
+beforeAll(async () => {
+  counter = await loadTokenCounter();
+  tools = await connectInProcess(toyServer(), '0.0.1');
+  index = await CapabilityIndex.fromClient(tools.client);
+  llm = await startFakeOpenAi({ apiKey: KEY, script: (input) => script(input) });
+});
+afterAll(async () => {
+  await tools.close();
+  await llm.close();
+});
+
+const budget: ContextBudget = { ...CONTEXT_DEFAULTS.openai, maxContextTokens: 6_000, reservedOutputTokens: 500 };
+
+function agent(overrides: Partial<LlmAgentOptions> = {}) {
+  const chat = createChatModel({ llmProvider: 'openai', llmModel: 'gpt-4o-mini', llmBaseUrl: llm.baseUrl, llmApiKey: KEY }, { maxOutputTokens: 500, maxRetries: 0 });
+  if (chat === undefined) throw new Error('no chat model');
+  return createLlmAgent({ agent: 'toy', chat, mcp: tools.client, index, prompt: 'You are the toy agent.', discovery: 'index', budget, counter, ...overrides });
+}
+
+/** Tool names offered in a recorded OpenAI request. */
+function offered(body: unknown): string[] {
+  const tools = (body as { tools?: { function: { name: string } }[] }).tools ?? [];
+  return tools.map((t) => t.function.name);
+}
+
+function recordedSince(start: number) {
+  return llm.requests.slice(start);
+}
+
+/** Every assistant tool call in a recorded request is answered by a tool message with its id, in order. */
+function pairsIntact(body: unknown): boolean {
+  const messages = (body as { messages: { role: string; tool_calls?: { id: string }[]; tool_call_id?: string }[] }).messages;
+  for (const [i, m] of messages.entries()) {
+    if (m.role === 'tool' && !messages.slice(0, i).some((p) => p.tool_calls?.some((c) => c.id === m.tool_call_id))) return false;
+    for (const call of m.tool_calls ?? []) if (!messages.slice(i + 1).some((r) => r.role === 'tool' && r.tool_call_id === call.id)) return false;
+  }
+  return true;
+}
+
+describe('LLM agent (fake OpenAI server, real ChatOpenAI client, tools over MCP)', () => {
+  it('starts with the capability index and two meta-tools, loads what it needs, calls it and answers', async () => {
+    script = defaultScript;
+    const start = llm.requests.length;
+    const turn = await agent().ask('list the widgets in the warehouse', 'c-discovery');
+    const sent = recordedSince(start);
+    expect(turn.error).toBeUndefined();
+    expect(turn.discovery).toBe('index');
+    // find_tools → load_tools → list_widgets → answer: four model calls.
+    expect(sent).toHaveLength(4);
+    expect(offered(sent[0]?.body)).toEqual([FIND_TOOLS, LOAD_TOOLS]);
+    expect(JSON.stringify(sent[0]?.body)).toContain('- list_widgets: List widgets in the warehouse');
+    expect(offered(sent[2]?.body)).toEqual([FIND_TOOLS, LOAD_TOOLS, 'list_widgets']);
+    expect(turn.answer).toContain('From list_widgets');
+    expect(turn.answer).toContain('widget-0');
+    expect(turn.toolCalls).toBe(3);
+    expect(sent.every((r) => pairsIntact(r.body))).toBe(true);
+  });
+
+  it('keeps loaded tools bound in the conversation, and drops them after the TTL', async () => {
+    let clock = 1_000_000;
+    const a = agent({ now: () => clock });
+    // The model calls the loaded tool directly on the second question.
+    script = (input) => {
+      const last = input.messages[input.messages.length - 1];
+      if (last?.role === 'user' && input.tools.some((t) => t.name === 'get_widget')) return { text: '', toolCalls: [{ name: 'get_widget', args: { name: 'w1' } }] };
+      return defaultScript(input);
+    };
+    await a.ask('get widget w0 by name', 'c-ttl');
+    let start = llm.requests.length;
+    const second = await a.ask('and widget w1?', 'c-ttl');
+    expect(offered(recordedSince(start)[0]?.body)).toContain('get_widget');
+    expect(second.toolCalls).toBe(1);
+    clock += 5 * 60_000 + 1;
+    start = llm.requests.length;
+    await a.ask('and widget w2?', 'c-ttl');
+    expect(offered(recordedSince(start)[0]?.body)).toEqual([FIND_TOOLS, LOAD_TOOLS]);
+  });
+
+  it('falls back to the full catalog when the model calls a tool it never loaded', async () => {
+    script = (input) => {
+      const last = input.messages[input.messages.length - 1];
+      if (last?.role === 'user') return { text: '', toolCalls: [{ name: 'count_gadgets', args: {} }] };
+      return { text: 'There are 7 gadgets.' };
+    };
+    const start = llm.requests.length;
+    const turn = await agent().ask('how many gadgets?', 'c-fallback');
+    expect(turn.discovery).toBe('fallback');
+    expect(turn.answer).toBe('There are 7 gadgets.');
+    const sent = recordedSince(start);
+    expect(offered(sent[1]?.body).sort()).toEqual(['count_gadgets', 'get_widget', 'list_widgets']);
+    expect(JSON.stringify(sent[1]?.body)).toContain('"total\\": 7');
+  });
+
+  it('bounds a model that never stops calling tools: model calls, tool calls per step, and a last call without tools', async () => {
+    script = (input) =>
+      input.tools.length === 0
+        ? { text: 'Stopping here with what I have.' }
+        : { text: '', toolCalls: Array.from({ length: 6 }, (_, i) => ({ name: 'get_widget', args: { name: `w${i}` } })) };
+    const start = llm.requests.length;
+    const turn = await agent({ discovery: 'full', limits: { maxModelCalls: 4, maxToolCalls: 10, maxToolCallsPerReply: 4 } }).ask('check every widget', 'c-loop');
+    const sent = recordedSince(start);
+    expect(sent).toHaveLength(4);
+    expect(offered(sent[3]?.body)).toEqual([]);
+    expect(turn.answer).toBe('Stopping here with what I have.');
+    expect(turn.toolCalls).toBe(10);
+    // Every call has its result, the ones over budget included (they say so).
+    expect(sent.every((r) => pairsIntact(r.body))).toBe(true);
+    const last = JSON.stringify(sent[3]?.body);
+    expect(last).toContain('Not run: the tool call budget (4 per step)');
+    expect(last).toContain('Not run: the tool call budget (10 per question)');
+  });
+
+  it('caps a huge tool result and a pasted log, and every request fits the budget as the server counted it', async () => {
+    script = (input) => {
+      const last = input.messages[input.messages.length - 1];
+      if (last?.role === 'user') return { text: '', toolCalls: [{ name: 'list_widgets', args: { count: 20_000 } }] };
+      return { text: 'Many widgets.' };
+    };
+    const metrics = createMetrics();
+    const start = llm.requests.length;
+    const pasted = 'ERROR something failed at line 42\n'.repeat(3_000);
+    const turn = await agent({ discovery: 'full', metrics }).ask(`why? ${pasted}`, 'c-big');
+    expect(turn.error).toBeUndefined();
+    const sent = recordedSince(start);
+    for (const request of sent) expect(request.promptTokens).toBeLessThanOrEqual(budget.maxContextTokens - budget.reservedOutputTokens);
+    const bodies = sent.map((r) => r.body as { messages: { role: string; content: string }[] });
+    const toolText = bodies.flatMap((b) => b.messages).find((m) => m.role === 'tool')?.content ?? '';
+    expect(counter.count(toolText)).toBeLessThanOrEqual(4_000);
+    expect(toolText).toMatch(/cut to \d+ of \d+ tokens/);
+    expect(JSON.stringify(sent[0]?.body)).toMatch(/message cut to \d+ of \d+ tokens/);
+    const exposed = await metrics.registry.metrics();
+    expect(exposed).toMatch(/flotilla_context_requests_total\{agent="toy"\} 2/);
+  });
+
+  it('turns model API failures into a clear answer, and the agent keeps working', async () => {
+    script = defaultScript;
+    const wrongKey = createChatModel({ llmProvider: 'openai', llmModel: 'gpt-4o-mini', llmBaseUrl: llm.baseUrl, llmApiKey: 'sk-wrong' }, { maxOutputTokens: 500, maxRetries: 0 });
+    if (wrongKey === undefined) throw new Error('no chat model');
+    const refused = await agent({ chat: wrongKey }).ask('list widgets', 'c-401');
+    expect(refused.error?.code).toBe('upstream_auth');
+    expect(refused.answer).toMatch(/refused the credentials \(401\).*--llm-api-key/);
+
+    llm.setFaults({ failNext: { status: 500, count: 1 } });
+    const failed = await agent().ask('list widgets', 'c-500');
+    expect(failed.answer).toMatch(/^I could not answer that: the model API/);
+    const recovered = await agent().ask('list widgets', 'c-500');
+    expect(recovered.error).toBeUndefined();
+    expect(recovered.answer).toContain('From list_widgets');
+  });
+
+  it('refuses to start without an API key for a hosted provider, naming the setting', () => {
+    expect(() => createChatModel({ llmProvider: 'anthropic', llmModel: undefined, llmBaseUrl: undefined, llmApiKey: undefined }, { maxOutputTokens: 100 })).toThrow(/--llm-api-key/);
+    expect(createChatModel({ llmProvider: 'none', llmModel: undefined, llmBaseUrl: undefined, llmApiKey: undefined }, { maxOutputTokens: 100 })).toBeUndefined();
+  });
+});
+
+describe('LLM agent against a model whose real window is smaller than MAX_CONTEXT_TOKENS', () => {
+  it('says so and names the setting, instead of failing obscurely', async () => {
+    const small = await startFakeOpenAi({ apiKey: KEY, script: defaultScript, contextWindow: 300 });
+    try {
+      const chat = createChatModel({ llmProvider: 'openai', llmModel: 'gpt-4o-mini', llmBaseUrl: small.baseUrl, llmApiKey: KEY }, { maxOutputTokens: 500, maxRetries: 0 });
+      if (chat === undefined) throw new Error('no chat model');
+      const turn = await createLlmAgent({ agent: 'toy', chat, mcp: tools.client, index, prompt: 'You are the toy agent.', discovery: 'index', budget, counter }).ask('list widgets', 'c-small');
+      expect(small.requests[0]?.status).toBe(400);
+      expect(turn.error?.code).toBe('upstream_rejected');
+      expect(turn.answer).toMatch(/longer than its context window.*MAX_CONTEXT_TOKENS/);
+    } finally {
+      await small.close();
+    }
+  });
+});
