@@ -32,6 +32,8 @@ export interface ArgoCdToolsetDeps {
   readonly metrics: FlotillaMetrics;
   readonly logger: Logger;
   readonly budgetTokens?: number | undefined;
+  /** The memory guard's budget factor (0.5 when memory is tight), read per call. */
+  readonly budgetFactor?: (() => number) | undefined;
 }
 
 /**
@@ -45,7 +47,7 @@ export function createArgoCdMcpServer(deps: ArgoCdToolsetDeps): McpServer {
       'Argo CD, read-only. Search first (search_argocd_resources) when a question names something; list tools page and carry ' +
       'counts over all matches, so answer totals from counts, not by paging. Large results come back with a result_id: page them with read_result.',
   });
-  const kit = createBoundedTools({ server, counter: deps.counter, store: deps.store, metrics: deps.metrics, logger: deps.logger, budgetTokens: deps.budgetTokens });
+  const kit = createBoundedTools({ server, counter: deps.counter, store: deps.store, metrics: deps.metrics, logger: deps.logger, budgetTokens: deps.budgetTokens, ...(deps.budgetFactor === undefined ? {} : { budgetFactor: deps.budgetFactor }) });
   registerApplicationTools(kit, deps.client);
   registerCatalogTools(kit, deps.client);
   registerSearchTool(kit, deps.client);

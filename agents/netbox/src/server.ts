@@ -17,6 +17,8 @@ export interface NetBoxToolsetDeps {
   readonly metrics: FlotillaMetrics;
   readonly logger: Logger;
   readonly budgetTokens?: number | undefined;
+  /** The memory guard's budget factor (0.5 when memory is tight), read per call. */
+  readonly budgetFactor?: (() => number) | undefined;
   readonly walk?: WalkLimits | undefined;
 }
 
@@ -27,7 +29,7 @@ export function createNetBoxMcpServer(deps: NetBoxToolsetDeps): McpServer {
       'NetBox, read-only. Search first (search_netbox) when a question names something; count_netbox_objects before listing large sets. ' +
       'Lists page through NetBox itself; list_interfaces reads many devices in few requests and stores large results: page them with read_result.',
   });
-  const kit = createBoundedTools({ server, counter: deps.counter, store: deps.store, metrics: deps.metrics, logger: deps.logger, budgetTokens: deps.budgetTokens });
+  const kit = createBoundedTools({ server, counter: deps.counter, store: deps.store, metrics: deps.metrics, logger: deps.logger, budgetTokens: deps.budgetTokens, ...(deps.budgetFactor === undefined ? {} : { budgetFactor: deps.budgetFactor }) });
   registerNetBoxTools(kit, deps.client, { walk: deps.walk ?? NETBOX_DEFAULTS.walk });
   return server;
 }

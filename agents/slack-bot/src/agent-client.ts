@@ -1,7 +1,6 @@
 import { Role, TaskState, type Part, type StreamResponse } from '@a2a-js/sdk';
-import { ClientFactory } from '@a2a-js/sdk/client';
 import { describeError } from '@flotilla/core';
-import { textRequest } from '@flotilla/agent-kit';
+import { a2aClientFactory, textRequest } from '@flotilla/agent-kit';
 import { followUpsFrom, type FollowUp } from './render.js';
 
 /** What the agent answered: the text, its follow-ups, and whether the task ended well. */
@@ -30,6 +29,8 @@ export interface AskOptions {
   readonly signal: AbortSignal;
   /** Each progress note of the agent (status updates with text). */
   readonly onStatus?: (note: string) => void;
+  /** Bearer token for an agent started with --a2a-tokens. */
+  readonly token?: string | undefined;
 }
 
 const textOf = (parts: readonly Part[]): string =>
@@ -122,7 +123,7 @@ const MAX_ANSWER_CHARS = 2_000_000;
 export async function askAgent(agentUrl: string, question: string, contextId: string, options: AskOptions): Promise<AgentReply> {
   const { signal } = options;
   try {
-    const client = await abortable(new ClientFactory().createFromUrl(agentUrl), signal);
+    const client = await abortable(a2aClientFactory(options.token).createFromUrl(agentUrl), signal);
     const stream = client.sendMessageStream(
       textRequest(question, contextId),
       { signal },

@@ -224,6 +224,7 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
       try {
         reply = await askAgent(config.agentUrl, capped.question, contextId, {
           signal: controller.signal,
+          token: config.agentToken,
           onStatus: (note) => progress.push(progressText(escapeMrkdwn(truncateChars(note, 500)))),
         });
       } catch (error) {

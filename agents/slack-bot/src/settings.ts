@@ -12,6 +12,13 @@ export const SLACK_BOT_SETTINGS = {
     schema: HttpUrlSchema.default('http://127.0.0.1:8090'),
     help: 'Base URL of the A2A agent that answers (the supervisor)',
   },
+  agentToken: {
+    flag: 'agent-token',
+    env: 'FLOTILLA_SUPERVISOR_TOKEN',
+    schema: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+    help: 'Token the supervisor accepts (one of its --a2a-tokens), sent as a bearer token',
+    secret: true,
+  },
   botToken: { flag: 'bot-token', env: 'FLOTILLA_SLACK_BOT_TOKEN', schema: secretSchema('the Slack bot token (xoxb-...)'), help: 'Slack bot token (xoxb-...)', secret: true },
   signingSecret: {
     flag: 'signing-secret',

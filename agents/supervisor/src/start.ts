@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
+import { A2A_SERVER_SETTINGS, startA2AGate, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
 import { BooleanFlagSchema, boundedInt, FlotillaError, HostSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { loadTokenCounter } from '@flotilla/tokens';
@@ -77,6 +77,7 @@ export const SUPERVISOR_SETTINGS = {
     help: 'Tokens of one agent reply passed on (longer ones are cut with a pointer to the rest)',
   },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
+  ...A2A_SERVER_SETTINGS,
 } as const satisfies SettingsSpec;
 export type SupervisorConfig = Settings<typeof SUPERVISOR_SETTINGS>;
 
@@ -111,6 +112,7 @@ function bearer(token: string | undefined): AgentCredentials | undefined {
 export async function startSupervisor(config: SupervisorConfig, logger: Logger, extraSources: readonly AgentSource[] = []): Promise<RunningSupervisor> {
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
+  const gate = await startA2AGate(config, { agent: 'supervisor', metrics, logger });
   const sources: AgentSource[] = [staticAgentSource(config.agents), ...extraSources];
   if (config.kubernetes) {
     const kubeConfig = new KubeConfig();
@@ -137,6 +139,9 @@ export async function startSupervisor(config: SupervisorConfig, logger: Logger, 
     port: config.port,
     logger,
     metrics,
+    auth: gate.auth,
+    guard: gate.guard,
+    onReject: gate.onReject,
     answer: async (question, contextId, progress) => {
       const started = performance.now();
       const turn = await supervisor.answer(question, contextId, progress);
@@ -154,6 +159,7 @@ export async function startSupervisor(config: SupervisorConfig, logger: Logger, 
     metrics,
     async close() {
       await a2a.close();
+      gate.guard.stop();
       await registry.close();
     },
   };

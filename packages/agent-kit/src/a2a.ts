@@ -1,12 +1,14 @@
 import type { Server } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, Role, TaskState, type AgentCard, type AgentSkill, type Part } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
-import { describeError, type Logger } from '@flotilla/core';
+import { describeError, FlotillaError, type Logger } from '@flotilla/core';
 import { QUESTION_MAX_CHARS } from './rules.js';
+import type { A2ARejectReason } from '@flotilla/metrics';
+import type { MemoryGuard } from './memory-guard.js';
 
 /** Progress of a turn, relayed to the caller as a status update (throttled and capped by the server). */
 export type ProgressNote = (note: string) => void;
@@ -39,6 +41,38 @@ export interface A2AServerOptions {
   readonly logger: Logger;
   /** Served at /metrics (Prometheus text format) when given. */
   readonly metrics?: { readonly registry: { metrics(): Promise<string>; readonly contentType: string } };
+  /**
+   * Credentials callers must present on /a2a (a bearer token, or the same value as an X-API-Key header); several
+   * are accepted so a token can be rotated. None: open (local use). The card declares the schemes either way.
+   */
+  readonly auth?: A2AAuth | undefined;
+  /** When given, new work is refused with 503 + Retry-After while it sheds (memory above 90% of the limit). */
+  readonly guard?: MemoryGuard | undefined;
+  /** Told of every request refused before any work (metrics). */
+  readonly onReject?: ((reason: A2ARejectReason) => void) | undefined;
+}
+
+export interface A2AAuth {
+  readonly tokens: readonly string[];
+}
+
+/** The header an API key may come in, as the card declares it. */
+export const API_KEY_HEADER = 'x-api-key';
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** True when the request carries one of the tokens (compared in constant time, by digest). */
+export function presentsToken(headers: Readonly<Record<string, string | string[] | undefined>>, tokens: readonly string[]): boolean {
+  const authorization = headers.authorization;
+  const apiKey = headers[API_KEY_HEADER];
+  const offered: string[] = [];
+  if (typeof authorization === 'string' && /^bearer\s+/i.test(authorization)) offered.push(authorization.replace(/^bearer\s+/i, '').trim());
+  if (typeof apiKey === 'string') offered.push(apiKey.trim());
+  const wanted = tokens.map(digest);
+  return offered.some((o) => {
+    const got = digest(o);
+    return wanted.some((w) => timingSafeEqual(got, w));
+  });
 }
 
 export interface RunningA2AServer {
@@ -182,8 +216,14 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
     provider: { organization: 'Flotilla', url: 'https://github.com/flotilla' },
     version: options.agent.version,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
-    securitySchemes: {},
-    securityRequirements: [],
+    securitySchemes:
+      options.auth === undefined
+        ? {}
+        : {
+            bearer: { scheme: { $case: 'httpAuthSecurityScheme', value: { description: 'A token from the Flotilla deployment', scheme: 'Bearer', bearerFormat: '' } } },
+            apiKey: { scheme: { $case: 'apiKeySecurityScheme', value: { description: 'The same token as an API key', location: 'header', name: 'X-API-Key' } } },
+          },
+    securityRequirements: options.auth === undefined ? [] : [{ schemes: { bearer: { list: [] } } }, { schemes: { apiKey: { list: [] } } }],
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
     skills: options.agent.skills.map((s) => ({ ...s, inputModes: ['text/plain'], outputModes: ['text/plain'], securityRequirements: [] })),
@@ -196,8 +236,11 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  const guard = options.guard;
   app.get('/readyz', (_req, res) => {
-    res.json({ status: 'ready' });
+    // Shedding: not ready, so a Service sends new work to other replicas until memory falls.
+    if (guard !== undefined && !guard.accepting) res.status(503).set('Retry-After', String(guard.retryAfterSeconds)).json({ status: 'busy', memory: guard.state });
+    else res.json({ status: 'ready' });
   });
   const registry = options.metrics?.registry;
   if (registry !== undefined) {
@@ -208,6 +251,30 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
         .catch(next);
     });
   }
+  const auth = options.auth;
+  if (auth !== undefined && (auth.tokens.length === 0 || auth.tokens.some((t) => t.length < 16))) {
+    throw new FlotillaError('config_invalid', 'A2A tokens must be at least 16 characters', { remedy: 'Generate one with: openssl rand -hex 24' });
+  }
+  // Before any work: credentials (401), then memory (503). The card, probes and metrics stay open.
+  app.use('/a2a', (req, res, next) => {
+    if (auth !== undefined && !presentsToken(req.headers, auth.tokens)) {
+      options.onReject?.('unauthorized');
+      res
+        .status(401)
+        .set('WWW-Authenticate', 'Bearer realm="flotilla"')
+        .json({ error: 'unauthorized', message: 'This agent needs a token: send Authorization: Bearer <token> or X-API-Key: <token>.' });
+      return;
+    }
+    if (guard !== undefined && !guard.accepting) {
+      options.onReject?.('busy');
+      res
+        .status(503)
+        .set('Retry-After', String(guard.retryAfterSeconds))
+        .json({ error: 'busy', message: `The agent is busy (memory above ${Math.round(guard.shedRatio * 100)}% of its limit); retry in ${guard.retryAfterSeconds} s.` });
+      return;
+    }
+    next();
+  });
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
   app.use('/a2a/jsonrpc', express.json({ limit: '1mb' }), jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
   app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));

@@ -42,9 +42,15 @@ export {
   type RunningA2AServer,
   type AgentDescription,
   type AnswerTurn,
+  type A2AAuth,
+  presentsToken,
+  API_KEY_HEADER,
   type ProgressNote,
 } from './a2a.js';
 export { markdownTable, countLines, toolErrorText, helpText } from './present.js';
 export { connectTools, type ConnectToolsOptions, type ToolsConnection } from './tools.js';
 export { textRequest } from './request.js';
 export { CapabilityIndex, CAPABILITY_LIMITS, oneLine, type Capability, type ToolDefinition } from './capabilities.js';
+export { MemoryGuard, startMemoryGuard, readMemoryLimit, readMemoryUsage, MEMORY_GUARD_DEFAULTS, type GuardState, type MemoryGuardOptions } from './memory-guard.js';
+export { A2A_SERVER_SETTINGS, A2ATokensSchema, startA2AGate, type A2AGate, type A2AServerSettings } from './gate.js';
+export { a2aClientFactory } from './a2a-client.js';

@@ -118,6 +118,8 @@ export interface WorkflowOptions<I extends string, M> {
   readonly answerMaxTokens?: number;
   /** The tools' capability index (name and one line per tool), for answers that say what the agent can do. */
   readonly capabilities?: CapabilityIndex | undefined;
+  /** Multiplies the answer budget per turn (the memory guard's 0.5 when memory is tight). */
+  readonly budgetFactor?: (() => number) | undefined;
 }
 
 export interface TurnResult<I extends string> {
@@ -148,7 +150,8 @@ function toError(error: unknown): WorkflowError {
  * become a clear answer. State is checkpointed per conversation (thread id = A2A contextId).
  */
 export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, M>) {
-  const answerMax = options.answerMaxTokens ?? WORKFLOW_LIMITS.answerMaxTokens;
+  const answerBudget = options.answerMaxTokens ?? WORKFLOW_LIMITS.answerMaxTokens;
+  const answerMaxNow = (): number => Math.max(256, Math.floor(answerBudget * Math.min(1, options.budgetFactor?.() ?? 1)));
   const State = Annotation.Root({
     question: Annotation<string>,
     classification: Annotation<Classification<I> | undefined>,
@@ -245,6 +248,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
       }),
     )
     .addNode('generate_response', (state) => {
+      const answerMax = answerMaxNow();
       if (state.error !== undefined) {
         const text = `I could not answer that: ${state.error.message}.${state.error.remedy === undefined ? '' : ` ${state.error.remedy}`}`;
         return { response: options.counter.truncate(text, answerMax), userOptions: [] };

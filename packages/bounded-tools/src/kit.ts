@@ -20,6 +20,8 @@ export interface BoundedToolsOptions {
   readonly logger: Logger;
   /** Inline token budget per tool result (LIMITS.budgetMin..budgetMax, default LIMITS.budgetDefault). */
   readonly budgetTokens?: number;
+  /** Multiplies the budget per call (the memory guard's 0.5 when memory is tight); never below LIMITS.budgetMin. */
+  readonly budgetFactor?: () => number;
   /** First pages of lists larger than this are also spilled to the store (default LIMITS.spillThresholdItems). */
   readonly spillThresholdItems?: number;
 }
@@ -136,16 +138,22 @@ function describeIssues(error: z.ZodError): string {
 }
 
 export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
-  const budget = options.budgetTokens ?? LIMITS.budgetDefault;
-  if (!Number.isInteger(budget) || budget < LIMITS.budgetMin || budget > LIMITS.budgetMax) {
+  const configured = options.budgetTokens ?? LIMITS.budgetDefault;
+  if (!Number.isInteger(configured) || configured < LIMITS.budgetMin || configured > LIMITS.budgetMax) {
     throw new FlotillaError('config_invalid', `token budget must be a whole number from ${LIMITS.budgetMin} to ${LIMITS.budgetMax}`);
   }
+  /** The budget of this call: the configured one times the memory guard's factor (0.5 when memory is tight). */
+  const budgetNow = (): number => {
+    const factor = options.budgetFactor?.() ?? 1;
+    return factor >= 1 ? configured : Math.max(LIMITS.budgetMin, Math.floor(configured * Math.max(0, factor)));
+  };
   const spillThreshold = options.spillThresholdItems ?? LIMITS.spillThresholdItems;
   /** Exact sizes of results rendered here, so they are not tokenized a second time for metrics. */
   const known = new WeakMap<BoundedToolResult, ResultSize>();
   const { counter, store, metrics, server, logger } = options;
 
   const errorResult = (error: FlotillaError): BoundedToolResult => {
+    const budget = budgetNow();
     const body: JsonObject = { error: error.code, message: counter.truncate(error.message, Math.floor(budget / 2)) };
     if (error.remedy !== undefined) body.remedy = error.remedy;
     if (Object.keys(error.details).length > 0) body.details = { ...error.details };
@@ -219,6 +227,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
   }
 
   function renderPage(view: PageView): BoundedToolResult {
+    const budget = budgetNow();
     const link = view.stored === undefined ? undefined : linkFor(view.stored);
     const reserve = link === undefined ? 0 : counter.count(JSON.stringify(link));
     const textBudget = budget - reserve;
@@ -296,6 +305,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
   }
 
   async function render(tool: string, payload: ToolPayload): Promise<BoundedToolResult> {
+    const budget = budgetNow();
     metrics.toolRawResultBytes.observe({ tool }, rawBytes(payload));
     switch (payload.kind) {
       case 'object': {
@@ -438,7 +448,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
   }
 
   return {
-    budgetTokens: budget,
+    budgetTokens: configured,
     register,
     registerList,
     registerReadResult,

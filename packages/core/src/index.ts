@@ -19,7 +19,7 @@ export {
   LOG_LEVELS,
   type LogLevel,
 } from './config.js';
-export { createLogger, silentLogger, type Logger, type LoggerOptions } from './logger.js';
+export { createLogger, silentLogger, REDACT_PATHS, REDACTED, type Logger, type LoggerOptions } from './logger.js';
 export {
   parseSettings,
   settingsHelp,

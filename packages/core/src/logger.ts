@@ -10,9 +10,22 @@ export interface LoggerOptions {
   readonly destination?: NodeJS.WritableStream;
 }
 
+/** Secrets never written, whatever object a log line carries (headers, settings, tokens), top level or one down. */
+const SECRET_KEYS = ['authorization', 'x-api-key', 'cookie', 'token', 'apiKey', 'api_key', 'password', 'secret', 'botToken', 'appToken', 'signingSecret', 'agentToken', 'a2aTokens', 'llmApiKey', 'argocdToken', 'netboxToken'];
+export const REDACT_PATHS: readonly string[] = [
+  ...SECRET_KEYS.map((k) => (k.includes('-') ? `["${k}"]` : k)),
+  ...SECRET_KEYS.map((k) => (k.includes('-') ? `*["${k}"]` : `*.${k}`)),
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["x-api-key"]',
+];
+export const REDACTED = '[redacted]';
+
 /** The one way Flotilla creates a root logger; everything below it takes a child through injection. */
 export function createLogger(options: LoggerOptions): Logger {
-  const base = { name: options.name, level: options.level ?? 'info' };
+  const base = { name: options.name, level: options.level ?? 'info', redact: { paths: [...REDACT_PATHS], censor: REDACTED } };
   return options.destination === undefined ? pino(base) : pino(base, options.destination);
 }
 

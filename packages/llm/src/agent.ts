@@ -43,6 +43,8 @@ export interface LlmAgentOptions {
   readonly limits?: Partial<LlmLimits> | undefined;
   /** Clock for loaded-tool expiry. */
   readonly now?: () => number;
+  /** Multiplies the context window and the tool message cap per call (the memory guard's 0.5 when memory is tight). */
+  readonly budgetFactor?: (() => number) | undefined;
 }
 
 export interface LlmTurn {
@@ -55,6 +57,9 @@ export interface LlmTurn {
   readonly maxRequestTokens: number;
   readonly error: WorkflowError | undefined;
 }
+
+/** Added to the system prompt while the memory guard has halved the budgets. */
+export const TIGHT_MEMORY_NOTE = '\n\nMemory is tight on this agent right now: search or count first, ask for small filtered pages, never full lists.';
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -85,7 +90,15 @@ export function createLlmAgent(options: LlmAgentOptions) {
   const logger = options.logger ?? silentLogger();
   const now = options.now ?? Date.now;
   const store = options.memoryStore ?? boundedMemoryStore<LlmMemory>(limits.conversationsMax);
-  const { counter, budget, index } = options;
+  const { counter, index } = options;
+  const factor = (): number => Math.min(1, Math.max(0.1, options.budgetFactor?.() ?? 1));
+  /** The context budget of this call: halved while memory is tight (never below what a reply needs). */
+  const budgetNow = (): ContextBudget => {
+    const f = factor();
+    if (f >= 1) return options.budget;
+    return { ...options.budget, maxContextTokens: Math.max(options.budget.reservedOutputTokens * 2, Math.floor(options.budget.maxContextTokens * f)) };
+  };
+  const budget = options.budget;
   const prompts = { index: systemPrompt(options.prompt, index), full: systemPrompt(options.prompt, undefined) };
   // MCP input schemas are JSON Schema objects: JSON values.
   const catalogTools: readonly ToolDefinition[] = index.definitions.map((d) => ({ name: d.name, description: d.description, inputSchema: d.inputSchema as JsonValue }));
@@ -109,7 +122,8 @@ export function createLlmAgent(options: LlmAgentOptions) {
   /** One LLM summary of older turns (bounded input and output); the extractive summary past the per-question cap. */
   async function llmSummary(older: readonly Message[], signal: AbortSignal | undefined): Promise<string> {
     const transcript = older.map((m) => `${m.role}: ${m.text}`).join('\n');
-    const room = Math.max(200, Math.min(limits.summaryInputMaxTokens, Math.floor((budget.maxContextTokens - budget.reservedOutputTokens) / 2)));
+    const now = budgetNow();
+    const room = Math.max(200, Math.min(limits.summaryInputMaxTokens, Math.floor((now.maxContextTokens - now.reservedOutputTokens) / 2)));
     const reply = (await options.chat.chat.invoke(
       [
         new SystemMessage('Summarise the conversation below in at most 120 words for the assistant that continues it. Keep names, numbers, filters and open questions.'),
@@ -122,6 +136,7 @@ export function createLlmAgent(options: LlmAgentOptions) {
 
   async function fit(state: S, system: string, tools: readonly ToolDefinition[], signal: AbortSignal | undefined): Promise<{ result: FitResult; summarised: boolean }> {
     const request = { system, tools, messages: state.messages };
+    const budget = budgetNow();
     let older: readonly Message[] | undefined;
     const first = fitRequest(counter, request, budget, {
       summarise: (messages) => {
@@ -160,7 +175,7 @@ export function createLlmAgent(options: LlmAgentOptions) {
   /** A tool message within toolMessageMaxTokens, note included (token boundaries can merge: checked, not assumed). */
   function capText(text: string): string {
     const total = counter.count(text);
-    const max = limits.toolMessageMaxTokens;
+    const max = Math.max(256, Math.floor(limits.toolMessageMaxTokens * factor()));
     if (total <= max) return text;
     let room = Math.max(1, max - counter.count(truncatedNote(total, total)));
     for (;;) {
@@ -183,7 +198,8 @@ export function createLlmAgent(options: LlmAgentOptions) {
           : catalog
             ? catalogTools
             : [...META_TOOLS, ...loaded.flatMap((t) => catalogTools.filter((d) => d.name === t.name))];
-        const { result, summarised } = await fit(state, catalog ? prompts.full : prompts.index, tools, signal);
+        const system = (catalog ? prompts.full : prompts.index) + (factor() < 1 ? TIGHT_MEMORY_NOTE : '');
+        const { result, summarised } = await fit(state, system, tools, signal);
         if (result.overBudget) {
           throw new FlotillaError('config_invalid', `the context budget (${budget.maxContextTokens} tokens) cannot hold the system prompt, tools and a reply (${result.tokens} tokens)`, {
             remedy: 'Raise MAX_CONTEXT_TOKENS, or use --tool-discovery index.',

@@ -17,6 +17,8 @@ export interface LlmAnswerOptions {
   readonly counter: TokenCounter;
   readonly metrics: FlotillaMetrics;
   readonly logger: Logger;
+  /** The memory guard's budget factor (0.5 while memory is tight). */
+  readonly budgetFactor?: (() => number) | undefined;
 }
 
 /**
@@ -39,6 +41,7 @@ export function llmAnswerTurn(options: LlmAnswerOptions): AnswerTurn | undefined
     counter,
     metrics,
     logger: options.logger.child({ component: 'llm' }),
+    budgetFactor: options.budgetFactor,
   });
   options.logger.info({ provider: chat.provider, model: chat.model, maxContextTokens: budget.maxContextTokens, discovery: settings.toolDiscovery }, 'LLM mode');
   return async (question, contextId) => {

@@ -31,6 +31,9 @@ export const METRIC = {
   supervisorReplyTruncations: 'flotilla_supervisor_reply_truncations_total',
   supervisorAgents: 'flotilla_supervisor_agents',
   agentTurns: 'flotilla_agent_turns_total',
+  memoryGuardState: 'flotilla_memory_guard_state',
+  memoryUsageRatio: 'flotilla_memory_usage_ratio',
+  a2aRejected: 'flotilla_a2a_rejected_total',
   agentTurnDuration: 'flotilla_agent_turn_duration_seconds',
   agentAnswerTokens: 'flotilla_agent_answer_tokens',
 } as const;
@@ -48,7 +51,16 @@ export const LABEL = {
   kind: 'kind',
   strategy: 'strategy',
   status: 'status',
+  state: 'state',
 } as const;
+
+/** The memory guard's states: normal; budgets halved; new work shed. */
+export const MEMORY_GUARD_STATES = ['ok', 'tight', 'shed'] as const;
+export type MemoryGuardState = (typeof MEMORY_GUARD_STATES)[number];
+
+/** Why an A2A request was refused before any work. */
+export const A2A_REJECT_REASONS = ['unauthorized', 'busy'] as const;
+export type A2ARejectReason = (typeof A2A_REJECT_REASONS)[number];
 
 /** How a model request was made to fit its context budget (one request may take several). */
 export const TRIM_KINDS = ['tool_results_cleared', 'turns_summarised', 'user_text_capped', 'orphans_repaired'] as const;

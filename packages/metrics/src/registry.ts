@@ -33,6 +33,9 @@ export interface FlotillaMetrics {
   readonly supervisorReplyTokens: Histogram<'agent'>;
   readonly supervisorReplyTruncations: Counter<'agent'>;
   readonly supervisorAgents: Gauge<'status'>;
+  readonly memoryGuardState: Gauge<'agent' | 'state'>;
+  readonly memoryUsageRatio: Gauge<'agent'>;
+  readonly a2aRejected: Counter<'agent' | 'reason'>;
 }
 
 export interface MetricsOptions {
@@ -127,6 +130,24 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       help: 'Wall time of upstream HTTP requests, body included.',
       labelNames: [LABEL.system, LABEL.operation],
       buckets: [...BUCKETS.seconds],
+      registers,
+    }),
+    memoryGuardState: new Gauge({
+      name: METRIC.memoryGuardState,
+      help: 'The memory guard state of an agent: 1 for the current state (ok, tight: budgets halved, shed: new work refused).',
+      labelNames: [LABEL.agent, LABEL.state],
+      registers,
+    }),
+    memoryUsageRatio: new Gauge({
+      name: METRIC.memoryUsageRatio,
+      help: 'Memory used over the container memory limit, as the memory guard last sampled it.',
+      labelNames: [LABEL.agent],
+      registers,
+    }),
+    a2aRejected: new Counter({
+      name: METRIC.a2aRejected,
+      help: 'A2A requests refused before any work, by reason (unauthorized, busy).',
+      labelNames: [LABEL.agent, LABEL.reason],
       registers,
     }),
     agentTurns: new Counter({

@@ -14,6 +14,8 @@ export interface ArgoCdAgentOptions {
   readonly checkpointer?: BaseCheckpointSaver;
   /** The tools' capability index: the "what can you do" answer lists it. */
   readonly capabilities?: CapabilityIndex | undefined;
+  /** The memory guard's budget factor (0.5 while memory is tight): halves the answer budget. */
+  readonly budgetFactor?: (() => number) | undefined;
 }
 
 /** The Argo CD agent: the kit's workflow with the Argo CD intents, plans and presentation rules. */
@@ -25,5 +27,6 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     counter: options.counter,
     checkpointer: options.checkpointer,
     capabilities: options.capabilities,
+    budgetFactor: options.budgetFactor,
   });
 }

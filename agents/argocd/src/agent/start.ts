@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { CapabilityIndex, connectTools, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
+import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, startA2AGate, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
 import { createFileResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
@@ -26,6 +26,7 @@ export const ARGOCD_AGENT_SETTINGS = {
   dataDir: { flag: 'data-dir', env: 'FLOTILLA_DATA_DIR', schema: z.string().min(1).optional(), help: 'Folder of spilled results (in-process tools); a temporary one when unset' },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
   ...LLM_SETTINGS,
+  ...A2A_SERVER_SETTINGS,
 } as const satisfies SettingsSpec;
 export type ArgoCdAgentConfig = Settings<typeof ARGOCD_AGENT_SETTINGS>;
 
@@ -82,6 +83,7 @@ export interface RunningAgent {
 export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger): Promise<RunningAgent> {
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
+  const gate = await startA2AGate(config, { agent: 'argocd', metrics, logger });
   const tools = await connectTools({
     agent: 'argocd',
     mcpUrl: config.mcpUrl,
@@ -93,7 +95,7 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
     inProcess: async (url, token) => {
       const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-agent-')))), metrics });
       const client = new ArgoCdClient({ baseUrl: url, token, limits: UPSTREAM_DEFAULTS, metrics, logger: logger.child({ component: 'argocd-client' }) });
-      const connected = await connectArgoCdToolsInProcess({ client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }) });
+      const connected = await connectArgoCdToolsInProcess({ client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }), budgetFactor: gate.budgetFactor });
       return {
         client: connected.client,
         async close() {
@@ -107,18 +109,22 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
   let llm: ReturnType<typeof llmAnswerTurn>;
   try {
     capabilities = await CapabilityIndex.fromClient(tools.client);
-    llm = llmAnswerTurn({ agent: 'argocd', settings: config, mcp: tools.client, index: capabilities, prompt: ARGOCD_PROMPT, counter, metrics, logger });
+    llm = llmAnswerTurn({ agent: 'argocd', settings: config, mcp: tools.client, index: capabilities, prompt: ARGOCD_PROMPT, counter, metrics, logger, budgetFactor: gate.budgetFactor });
   } catch (error) {
     await tools.close();
+    gate.guard.stop();
     throw error;
   }
-  const agent = createArgoCdAgent({ mcp: tools.client, counter, capabilities });
+  const agent = createArgoCdAgent({ mcp: tools.client, counter, capabilities, budgetFactor: gate.budgetFactor });
   const a2a = await startA2AServer({
     agent: ARGOCD_AGENT_CARD,
     host: config.host,
     port: config.port,
     logger,
     metrics,
+    auth: gate.auth,
+    guard: gate.guard,
+    onReject: gate.onReject,
     answer:
       llm ??
       (async (question, contextId) => {
@@ -141,6 +147,7 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
     url: a2a.url,
     async close() {
       await a2a.close();
+      gate.guard.stop();
       await tools.close();
     },
   };

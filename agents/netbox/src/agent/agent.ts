@@ -14,6 +14,8 @@ export interface NetBoxAgentOptions {
   readonly checkpointer?: BaseCheckpointSaver;
   /** The tools' capability index: the "what can you do" answer lists it. */
   readonly capabilities?: CapabilityIndex | undefined;
+  /** The memory guard's budget factor (0.5 while memory is tight): halves the answer budget. */
+  readonly budgetFactor?: (() => number) | undefined;
   /** Progressive sessions kept here too (files: a restarted agent continues "next batch"). */
   readonly sessions?: SessionStore;
   /** The shared rate limiter's state, when the tools run in this process. */
@@ -37,6 +39,7 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     counter: options.counter,
     checkpointer: options.checkpointer,
     capabilities: options.capabilities,
+    budgetFactor: options.budgetFactor,
     memoryStore: options.sessions === undefined ? undefined : sessionMemory(options.sessions),
   });
 }

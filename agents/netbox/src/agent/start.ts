@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { CapabilityIndex, connectTools, startA2AServer, type AgentDescription, type TurnResult } from '@flotilla/agent-kit';
+import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, startA2AGate, startA2AServer, type AgentDescription, type TurnResult } from '@flotilla/agent-kit';
 import { createFileResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
@@ -34,6 +34,7 @@ export const NETBOX_AGENT_SETTINGS = {
   ...NETBOX_UPSTREAM_SETTINGS,
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
   ...LLM_SETTINGS,
+  ...A2A_SERVER_SETTINGS,
 } as const satisfies SettingsSpec;
 export type NetBoxAgentConfig = Settings<typeof NETBOX_AGENT_SETTINGS>;
 
@@ -113,6 +114,7 @@ export function recordTurn(metrics: FlotillaMetrics, turn: TurnResult<NetBoxInte
 export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger): Promise<RunningNetBoxAgent> {
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
+  const gate = await startA2AGate(config, { agent: 'netbox', metrics, logger });
   let rate: (() => RateState | undefined) | undefined;
   const tools = await connectTools({
     agent: 'netbox',
@@ -134,6 +136,7 @@ export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger
         metrics,
         logger: logger.child({ component: 'netbox-mcp' }),
         walk: { ...NETBOX_DEFAULTS.walk, maxCalls: config.walkMaxCalls },
+        budgetFactor: gate.budgetFactor,
       });
       return {
         client: connected.client,
@@ -149,18 +152,22 @@ export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger
   let llm: ReturnType<typeof llmAnswerTurn>;
   try {
     capabilities = await CapabilityIndex.fromClient(tools.client);
-    llm = llmAnswerTurn({ agent: 'netbox', settings: config, mcp: tools.client, index: capabilities, prompt: NETBOX_PROMPT, counter, metrics, logger });
+    llm = llmAnswerTurn({ agent: 'netbox', settings: config, mcp: tools.client, index: capabilities, prompt: NETBOX_PROMPT, counter, metrics, logger, budgetFactor: gate.budgetFactor });
   } catch (error) {
     await tools.close();
+    gate.guard.stop();
     throw error;
   }
-  const agent = createNetBoxAgent({ mcp: tools.client, counter, capabilities, sessions, rate });
+  const agent = createNetBoxAgent({ mcp: tools.client, counter, capabilities, sessions, rate, budgetFactor: gate.budgetFactor });
   const a2a = await startA2AServer({
     agent: NETBOX_AGENT_CARD,
     host: config.host,
     port: config.port,
     logger,
     metrics,
+    auth: gate.auth,
+    guard: gate.guard,
+    onReject: gate.onReject,
     answer:
       llm ??
       (async (question, contextId) => {
@@ -190,6 +197,7 @@ export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger
     metrics,
     async close() {
       await a2a.close();
+      gate.guard.stop();
       await tools.close();
     },
   };

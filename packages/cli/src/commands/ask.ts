@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { ClientFactory } from '@a2a-js/sdk/client';
 import { HttpUrlSchema, LogLevelSchema } from '@flotilla/core';
-import { textRequest } from '@flotilla/agent-kit';
+import { a2aClientFactory, textRequest } from '@flotilla/agent-kit';
 import { defineCommand, type Output } from '../cli.js';
 
 export const ASK_SETTINGS = {
   question: { flag: 'question', env: 'FLOTILLA_QUESTION', schema: z.string().min(1, 'must not be empty').max(2_000, 'must be at most 2000 characters'), help: 'The question (or give it as the first word after ask)' },
   agent: { flag: 'agent', env: 'FLOTILLA_AGENT_URL', schema: HttpUrlSchema.default('http://127.0.0.1:8090'), help: 'Base URL of the A2A agent (default: the supervisor)' },
+  token: { flag: 'token', env: 'FLOTILLA_A2A_TOKEN', schema: z.string().min(1).max(512).optional(), help: 'Token of an agent started with --a2a-tokens (sent as a bearer token)', secret: true },
   context: { flag: 'context', env: 'FLOTILLA_CONTEXT_ID', schema: z.string().min(1).max(200).optional(), help: 'Conversation id, to continue one ("next page")' },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('warn'), help: 'Log level' },
 } as const;
@@ -18,8 +18,9 @@ export async function askAgent(
   question: string,
   contextId: string,
   out: Output,
+  token?: string,
 ): Promise<{ answer: string; metadata: Record<string, unknown>; data: Record<string, unknown> | undefined }> {
-  const client = await new ClientFactory().createFromUrl(agentUrl);
+  const client = await a2aClientFactory(token).createFromUrl(agentUrl);
   let answer = '';
   let metadata: Record<string, unknown> = {};
   let data: Record<string, unknown> | undefined;
@@ -53,7 +54,7 @@ export const askCommand = defineCommand({
   ],
   async run({ settings, out }) {
     const contextId = settings.context ?? randomUUID();
-    const { answer, metadata } = await askAgent(settings.agent, settings.question, contextId, out);
+    const { answer, metadata } = await askAgent(settings.agent, settings.question, contextId, out, settings.token);
     out.write(`${answer}\n`);
     const options = Array.isArray(metadata.options) ? (metadata.options as string[]) : [];
     if (options.length > 0) out.write(`\nYou can say: ${options.map((o) => `"${o}"`).join(', ')}\n`);

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { boundedInt, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
+import type { FlotillaMetrics } from '@flotilla/metrics';
+import type { A2AAuth } from './a2a.js';
+import { startMemoryGuard, type MemoryGuard } from './memory-guard.js';
+
+/** Tokens an A2A server accepts: comma-separated (two during a rotation), each 16-512 characters. */
+export const A2ATokensSchema = z
+  .string()
+  .max(4_096, 'must be at most 4096 characters')
+  .transform((value) => value.split(',').map((t) => t.trim()).filter((t) => t.length > 0))
+  .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters').max(512, 'each token must be at most 512 characters')).min(1, 'give at least one token').max(8, 'at most 8 tokens'));
+
+/** Settings every A2A server process shares: who may call it, and the memory it may use. */
+export const A2A_SERVER_SETTINGS = {
+  a2aTokens: {
+    flag: 'a2a-tokens',
+    env: 'FLOTILLA_A2A_TOKENS',
+    schema: A2ATokensSchema.optional(),
+    help: 'Tokens callers must send (Authorization: Bearer, or X-API-Key), comma-separated for rotation; unset: open (local use only)',
+    secret: true,
+  },
+  memoryLimitMib: {
+    flag: 'memory-limit-mib',
+    env: 'FLOTILLA_MEMORY_LIMIT_MIB',
+    schema: boundedInt(16, 1_048_576).optional(),
+    help: 'Memory limit the guard works to (budgets halve above 75%, new work is refused above 90%); default: the container limit from the cgroup',
+  },
+} as const satisfies SettingsSpec;
+export type A2AServerSettings = Settings<typeof A2A_SERVER_SETTINGS>;
+
+export interface A2AGate {
+  readonly auth: A2AAuth | undefined;
+  readonly guard: MemoryGuard;
+  readonly onReject: (reason: 'unauthorized' | 'busy') => void;
+  /** 1, or 0.5 while memory is tight: multiplies tool, answer and context budgets. */
+  readonly budgetFactor: () => number;
+}
+
+/** The credentials and the memory guard of an A2A server process, from its settings; metered under `agent`. */
+export async function startA2AGate(settings: A2AServerSettings, options: { readonly agent: string; readonly metrics: FlotillaMetrics; readonly logger: Logger }): Promise<A2AGate> {
+  const guard = await startMemoryGuard({
+    agent: options.agent,
+    metrics: options.metrics,
+    logger: options.logger.child({ component: 'memory-guard' }),
+    limitBytes: settings.memoryLimitMib === undefined ? undefined : settings.memoryLimitMib * 1024 * 1024,
+  });
+  if (settings.a2aTokens === undefined) options.logger.warn('A2A is open: set --a2a-tokens (FLOTILLA_A2A_TOKENS) outside local use');
+  return {
+    auth: settings.a2aTokens === undefined ? undefined : { tokens: settings.a2aTokens },
+    guard,
+    onReject: (reason) => options.metrics.a2aRejected.inc({ agent: options.agent, reason }),
+    budgetFactor: () => guard.budgetFactor,
+  };
+}
