@@ -147,7 +147,7 @@ describe('NetBox rate limits (429 storms)', () => {
   });
 
   it('without our bucket, 429s are retried after Retry-After and the read still completes exactly', async () => {
-    const limited = await startNetBoxSimulator({ token: TOKEN, estate, rateLimit: { requestsPerSecond: 4, burst: 2 } });
+    const limited = await startNetBoxSimulator({ token: TOKEN, estate, rateLimit: { requestsPerSecond: 0.5, burst: 2 } });
     const { tools } = await toolsAgainst(false, limited);
     try {
       const r = await tools.client.callTool({ name: 'list_interfaces', arguments: { site: 'fra1' } });

@@ -56,6 +56,7 @@ The pieces the chart deploys, as YAML under `components` (read it with fromYaml)
   ready    its readiness path (the Slack bot serves /healthz only)
   agent    the flotilla.io/agent label value on its Service (domain agents only: the supervisor discovers them)
   metrics  whether it serves /metrics
+  llm      whether it has an LLM mode (the llm values and its own <key>.llm apply)
 */}}
 {{- define "flotilla.components" -}}
 components:
@@ -66,6 +67,7 @@ components:
     ready: /readyz
     agent: ""
     metrics: true
+    llm: false
   - key: argocd
     name: argocd
     args: [agent, argocd]
@@ -73,6 +75,7 @@ components:
     ready: /readyz
     agent: argocd
     metrics: true
+    llm: true
   - key: netbox
     name: netbox
     args: [agent, netbox]
@@ -80,6 +83,7 @@ components:
     ready: /readyz
     agent: netbox
     metrics: true
+    llm: true
   - key: slackBot
     name: slack-bot
     args: [slack]
@@ -87,6 +91,7 @@ components:
     ready: /healthz
     agent: ""
     metrics: false
+    llm: false
 {{- end }}
 
 {{/*
@@ -184,4 +189,60 @@ domain agents this release deploys.
 {{/* The namespace the supervisor discovers agents in: supervisor.discovery.namespace, else the release's. */}}
 {{- define "flotilla.discoveryNamespace" -}}
 {{- .Values.supervisor.discovery.namespace | default .Release.Namespace }}
+{{- end }}
+
+{{/*
+The LLM settings of one domain agent, as YAML (read it with fromYaml): the shared llm values with the agent's own
+<key>.llm merged over them (an empty or null key keeps the shared value). Call with (dict "root" $ "key" "argocd").
+*/}}
+{{- define "flotilla.llm" -}}
+{{- $own := (index .root.Values .key).llm | default dict }}
+{{- mergeOverwrite (deepCopy .root.Values.llm) (deepCopy $own) | toYaml }}
+{{- end }}
+
+{{/*
+The LLM mode variables of one domain agent; nothing when its provider is none. The API key comes only from a
+Secret (secretKeyRef). Fails when the provider needs a key and none is named. Call with (dict "root" $ "key" "argocd").
+*/}}
+{{- define "flotilla.llmEnv" -}}
+{{- $llm := include "flotilla.llm" . | fromYaml }}
+{{- if ne $llm.provider "none" }}
+{{- $secret := $llm.apiKeySecret | default dict }}
+{{- if and (not $secret.name) (eq $llm.provider "anthropic") }}
+{{- fail (printf "%s: llm.provider anthropic needs llm.apiKeySecret.name (an existing Secret holding the API key)" .key) }}
+{{- end }}
+{{- if and (not $secret.name) (not $llm.baseUrl) }}
+{{- fail (printf "%s: llm.provider %s needs llm.apiKeySecret.name (an existing Secret holding the API key), or llm.baseUrl of an OpenAI-compatible server that takes no key" .key $llm.provider) }}
+{{- end }}
+{{- if and $secret.name (not $secret.key) }}
+{{- fail (printf "%s: llm.apiKeySecret.key is empty (the key of the API key in Secret %s)" .key $secret.name) }}
+{{- end }}
+- name: FLOTILLA_LLM_PROVIDER
+  value: {{ $llm.provider | quote }}
+{{- with $llm.model }}
+- name: FLOTILLA_LLM_MODEL
+  value: {{ . | quote }}
+{{- end }}
+{{- with $llm.baseUrl }}
+- name: FLOTILLA_LLM_BASE_URL
+  value: {{ . | quote }}
+{{- end }}
+{{- if $secret.name }}
+- name: FLOTILLA_LLM_API_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret.name }}
+      key: {{ $secret.key }}
+{{- end }}
+{{- if not (kindIs "invalid" $llm.maxContextTokens) }}
+- name: MAX_CONTEXT_TOKENS
+  value: {{ $llm.maxContextTokens | int64 | toString | quote }}
+{{- end }}
+{{- if not (kindIs "invalid" $llm.minMessagesToKeep) }}
+- name: MIN_MESSAGES_TO_KEEP
+  value: {{ $llm.minMessagesToKeep | int64 | toString | quote }}
+{{- end }}
+- name: FLOTILLA_TOOL_DISCOVERY
+  value: {{ $llm.toolDiscovery | default "index" | quote }}
+{{- end }}
 {{- end }}

@@ -1,6 +1,7 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { isFlotillaError } from '@flotilla/core';
@@ -9,6 +10,24 @@ import { COMMANDS } from './commands/index.js';
 
 const run = promisify(execFile);
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+/** The first JSON log line of `child` whose message is `msg` (lines may arrive split across chunks). */
+function logLine(child: ChildProcessByStdio<null, Readable, Readable>, msg: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line.startsWith('{')) continue;
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (entry.msg === msg) resolve(entry);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited early with ${String(code)}`)));
+  });
+}
 
 describe('flotilla command line', () => {
   it('prints the command list without arguments and help for every command', () => {
@@ -24,6 +43,51 @@ describe('flotilla command line', () => {
         expect(resolution.text).toContain(setting.env);
       }
     }
+  });
+
+  it('lists the fake LLM servers, says they are scripted stand-ins, and shows the agents\' LLM flags', () => {
+    const root = resolveCommand(COMMANDS, ['--help']);
+    expect(root.kind).toBe('help');
+    expect(root.kind === 'help' ? root.text : '').toMatch(/\n {2}sim openai {2,}Start a fake OpenAI API/);
+    expect(root.kind === 'help' ? root.text : '').toMatch(/\n {2}sim anthropic {2,}Start a fake Anthropic API/);
+    for (const [provider, port] of [['openai', '8096'], ['anthropic', '8097']] as const) {
+      const help = resolveCommand(COMMANDS, ['sim', provider, '--help']);
+      const text = help.kind === 'help' ? help.text : '';
+      expect(text).toContain(`Usage: flotilla sim ${provider} [options]`);
+      expect(text).toContain('scripted stand-in for offline use');
+      expect(text).toContain('not a model');
+      expect(text).toContain(`--llm-provider ${provider} --llm-base-url`);
+      expect(text).toMatch(new RegExp(`--port <value> +Port of the fake ${provider === 'openai' ? 'OpenAI' : 'Anthropic'} API \\(default: ${port}\\)`));
+      expect(text).toMatch(/--api-key <value> .*\(required\) {2}\[env FLOTILLA_LLM_API_KEY\]/);
+      expect(text).toContain('--context-window');
+    }
+    for (const agent of ['argocd', 'netbox']) {
+      const help = resolveCommand(COMMANDS, ['agent', agent, '--help']);
+      const text = help.kind === 'help' ? help.text : '';
+      for (const [flag, env] of [
+        ['llm-provider', 'FLOTILLA_LLM_PROVIDER'],
+        ['llm-model', 'FLOTILLA_LLM_MODEL'],
+        ['llm-base-url', 'FLOTILLA_LLM_BASE_URL'],
+        ['llm-api-key', 'FLOTILLA_LLM_API_KEY'],
+        ['max-context-tokens', 'MAX_CONTEXT_TOKENS'],
+        ['min-messages-to-keep', 'MIN_MESSAGES_TO_KEEP'],
+        ['tool-discovery', 'FLOTILLA_TOOL_DISCOVERY'],
+      ]) {
+        expect(text, `agent ${agent}`).toMatch(new RegExp(`--${flag} <value> .*\\[env ${env}\\]`));
+      }
+    }
+  });
+
+  it('gives the fake LLM servers their own default ports, the key from FLOTILLA_LLM_API_KEY, and names a bad setting', () => {
+    const command = (provider: string): (typeof COMMANDS)[number] => {
+      const found = COMMANDS.find((c) => c.path.join(' ') === `sim ${provider}`);
+      if (found === undefined) throw new Error(`missing sim ${provider}`);
+      return found;
+    };
+    expect(settingsFor(command('openai'), {}, { FLOTILLA_LLM_API_KEY: 'k' })).toMatchObject({ host: '127.0.0.1', port: 8096, apiKey: 'k', contextWindow: undefined });
+    expect(settingsFor(command('anthropic'), { 'api-key': 'flag', 'context-window': '32000' }, { FLOTILLA_LLM_API_KEY: 'env' })).toMatchObject({ port: 8097, apiKey: 'flag', contextWindow: 32000 });
+    expect(() => settingsFor(command('openai'), { 'context-window': '0' }, {})).toThrow(/--api-key \/ FLOTILLA_LLM_API_KEY: is required[\s\S]*--context-window \/ FLOTILLA_SIM_CONTEXT_WINDOW: must be a whole number from 1/);
+    expect(() => settingsFor(command('anthropic'), { 'api-key': 'two words' }, {})).toThrow(/--api-key \/ FLOTILLA_LLM_API_KEY: the API key must be printable ASCII/);
   });
 
   it('names an unknown command and suggests the near ones', () => {
@@ -111,6 +175,49 @@ describe('flotilla command line', () => {
     }
   });
 
+  it('the built `sim openai` and `sim anthropic` answer real requests with the key, refuse others, and stop on SIGINT/SIGTERM', async () => {
+    expect(existsSync(MAIN), 'packages/cli/dist/main.js is missing: run pnpm build first').toBe(true);
+    const openai = spawn(process.execPath, [MAIN, 'sim', 'openai', '--port', '0', '--api-key', 'sim-key'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // The key from the environment, as agents read theirs.
+    const anthropic = spawn(process.execPath, [MAIN, 'sim', 'anthropic', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', FLOTILLA_LLM_API_KEY: 'sim-key' } });
+    try {
+      const [openaiLog, anthropicLog] = await Promise.all([logLine(openai, 'fake OpenAI API listening'), logLine(anthropic, 'fake Anthropic API listening')]);
+      const openaiBase = String(openaiLog.llmBaseUrl);
+      expect(openaiBase).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      expect(openaiLog.agentFlags).toBe(`--llm-provider openai --llm-base-url ${openaiBase}`);
+      const chat = (key: string): Promise<Response> =>
+        fetch(`${openaiBase}/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'which apps are out of sync?' }] }),
+        });
+      const answered = await chat('sim-key');
+      expect(answered.status).toBe(200);
+      const completion = (await answered.json()) as { object: string; choices: { message: { role: string; content: string }; finish_reason: string }[] };
+      expect(completion.object).toBe('chat.completion');
+      expect(completion.choices[0]?.message).toMatchObject({ role: 'assistant', content: expect.any(String) as string });
+      expect(completion.choices[0]?.finish_reason).toBe('stop');
+      const refused = await chat('wrong-key');
+      expect(refused.status).toBe(401);
+      expect(await refused.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
+
+      const anthropicBase = String(anthropicLog.llmBaseUrl);
+      expect(anthropicBase).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const message = await fetch(`${anthropicBase}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': 'sim-key', 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 256, messages: [{ role: 'user', content: 'list sites' }] }),
+      });
+      expect(message.status).toBe(200);
+      expect(await message.json()).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn' });
+    } finally {
+      const exits = [openai, anthropic].map((child) => new Promise<number | null>((resolve) => (child.exitCode === null ? child.once('exit', (code) => resolve(code)) : resolve(child.exitCode))));
+      openai.kill('SIGINT');
+      anthropic.kill('SIGTERM');
+      expect(await Promise.all(exits)).toEqual([0, 0]);
+    }
+  });
+
   it('the built command exits 2 with the message on bad settings, and 0 on --help', async () => {
     expect(existsSync(MAIN), 'packages/cli/dist/main.js is missing: run pnpm build first').toBe(true);
     const help = await run(process.execPath, [MAIN, 'sim', 'argocd', '--help']);
@@ -121,5 +228,8 @@ describe('flotilla command line', () => {
     expect(bad).toMatchObject({ code: 2 });
     expect((bad as { stderr: string }).stderr).toContain('--port / FLOTILLA_ARGOCD_SIM_PORT');
     expect((bad as { stderr: string }).stderr).toContain('--token / FLOTILLA_ARGOCD_TOKEN: is required');
+    const noKey = await run(process.execPath, [MAIN, 'sim', 'openai'], { env: { PATH: process.env.PATH ?? '' } }).catch((error: unknown) => error as { code: number; stderr: string });
+    expect(noKey).toMatchObject({ code: 2 });
+    expect((noKey as { stderr: string }).stderr).toContain('--api-key / FLOTILLA_LLM_API_KEY: is required');
   });
 });

@@ -34,6 +34,7 @@ export const METRIC = {
   memoryGuardState: 'flotilla_memory_guard_state',
   memoryUsageRatio: 'flotilla_memory_usage_ratio',
   a2aRejected: 'flotilla_a2a_rejected_total',
+  upstreamCircuitState: 'flotilla_upstream_circuit_state',
   agentTurnDuration: 'flotilla_agent_turn_duration_seconds',
   agentAnswerTokens: 'flotilla_agent_answer_tokens',
 } as const;
@@ -106,6 +107,7 @@ export const UPSTREAM_OUTCOMES = [
   'too_large',
   'bad_response',
   'network_error',
+  'circuit_open',
 ] as const;
 export type UpstreamOutcome = (typeof UPSTREAM_OUTCOMES)[number];
 

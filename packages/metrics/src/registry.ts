@@ -36,6 +36,7 @@ export interface FlotillaMetrics {
   readonly memoryGuardState: Gauge<'agent' | 'state'>;
   readonly memoryUsageRatio: Gauge<'agent'>;
   readonly a2aRejected: Counter<'agent' | 'reason'>;
+  readonly upstreamCircuitState: Gauge<'system' | 'state'>;
 }
 
 export interface MetricsOptions {
@@ -148,6 +149,12 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       name: METRIC.a2aRejected,
       help: 'A2A requests refused before any work, by reason (unauthorized, busy).',
       labelNames: [LABEL.agent, LABEL.reason],
+      registers,
+    }),
+    upstreamCircuitState: new Gauge({
+      name: METRIC.upstreamCircuitState,
+      help: 'The circuit breaker of an upstream: 1 for the current state (closed, open: requests fail fast, half_open: one probe).',
+      labelNames: [LABEL.system, LABEL.state],
       registers,
     }),
     agentTurns: new Counter({

@@ -34,6 +34,8 @@ const CASES = [
 ];
 const COMPONENTS = ['supervisor', 'argocd', 'netbox', 'slack-bot'] as const;
 const DOMAIN_AGENTS = ['argocd', 'netbox'] as const;
+/** The variables of the agents' LLM mode (LLM_SETTINGS in @flotilla/llm). */
+const LLM_ENV = ['FLOTILLA_LLM_PROVIDER', 'FLOTILLA_LLM_MODEL', 'FLOTILLA_LLM_BASE_URL', 'FLOTILLA_LLM_API_KEY', 'MAX_CONTEXT_TOKENS', 'MIN_MESSAGES_TO_KEEP', 'FLOTILLA_TOOL_DISCOVERY'];
 
 interface K8sObject {
   apiVersion: string;
@@ -106,8 +108,20 @@ function deployments(name: string): Deployment[] {
     .map((o) => new Deployment(o as never));
 }
 
+function containersIn(objects: readonly K8sObject[]): { deployment: string; container: IContainer }[] {
+  return objects
+    .filter((o) => o.kind === 'Deployment')
+    .map((o) => new Deployment(o as never))
+    .flatMap((d) => (d.spec?.template.spec?.containers ?? []).map((container) => ({ deployment: d.metadata?.name ?? '', container })));
+}
+
 function containersOf(name: string): { deployment: string; container: IContainer }[] {
-  return deployments(name).flatMap((d) => (d.spec?.template.spec?.containers ?? []).map((container) => ({ deployment: d.metadata?.name ?? '', container })));
+  return containersIn(objectsOf(name));
+}
+
+/** The LLM-mode variables of each container, by container name (empty lists included). */
+function llmEnvIn(objects: readonly K8sObject[]): Record<string, string[]> {
+  return Object.fromEntries(containersIn(objects).map(({ container }) => [container.name, (container.env ?? []).map((e) => e.name).filter((n) => LLM_ENV.includes(n))]));
 }
 
 function componentOf(o: { metadata?: { labels?: Record<string, string> } }): string | undefined {
@@ -304,6 +318,70 @@ describe('chart specifics', () => {
     const rules = objectsOf('ci/full').filter((o) => o.kind === 'PrometheusRule');
     expect(rules.length).toBeGreaterThan(0);
     for (const rule of rules) new PrometheusRule(rule as never).validate();
+  });
+
+  it('sets no LLM variable unless an llm provider is chosen', () => {
+    for (const name of CASES.filter((c) => c !== 'ci/llm')) {
+      for (const [container, names] of Object.entries(llmEnvIn(objectsOf(name)))) expect(names, `${name} ${container}`).toEqual([]);
+    }
+  });
+
+  it('renders LLM mode on the domain agents only, the shared values with per-agent overrides, the API key only from a Secret', async () => {
+    const byName = new Map(containersOf('ci/llm').map((c) => [c.container.name, c.container]));
+    const key = { secretKeyRef: { name: 'flotilla-llm', key: 'openai-api-key' } };
+    const expected: Record<string, Record<string, string>> = {
+      'flotilla-argocd': { FLOTILLA_LLM_MODEL: 'gpt-4o-mini', MAX_CONTEXT_TOKENS: '64000', FLOTILLA_TOOL_DISCOVERY: 'index' },
+      'flotilla-netbox': { FLOTILLA_LLM_MODEL: 'gpt-4o', MAX_CONTEXT_TOKENS: '2000000', FLOTILLA_TOOL_DISCOVERY: 'full' },
+    };
+    for (const [name, own] of Object.entries(expected)) {
+      const container = byName.get(name) as IContainer;
+      const env = envOf(container);
+      expect(Object.fromEntries(LLM_ENV.filter((n) => n !== 'FLOTILLA_LLM_API_KEY').map((n) => [n, env.get(n)])), name).toEqual({
+        FLOTILLA_LLM_PROVIDER: 'openai',
+        FLOTILLA_LLM_BASE_URL: 'https://llm-proxy.example.com/v1',
+        MIN_MESSAGES_TO_KEEP: '6',
+        ...own,
+      });
+      const apiKey = (container.env ?? []).filter((e) => e.name === 'FLOTILLA_LLM_API_KEY');
+      expect(apiKey, name).toEqual([{ name: 'FLOTILLA_LLM_API_KEY', valueFrom: key }]);
+    }
+    expect(llmEnvIn(objectsOf('ci/llm'))['flotilla-supervisor']).toEqual([]);
+    // One agent back on its rules: its variables go, the other keeps them.
+    const netboxOnRules = llmEnvIn(await template([...valuesArgs('ci/llm'), '--set', 'netbox.llm.provider=none']));
+    expect(netboxOnRules['flotilla-netbox']).toEqual([]);
+    expect(netboxOnRules['flotilla-argocd']).toHaveLength(LLM_ENV.length);
+  });
+
+  it('enables LLM mode for one agent alone, and keyless only for an OpenAI-compatible base URL', async () => {
+    const argocdOnly = llmEnvIn(await template(['--set', 'argocd.llm.provider=anthropic', '--set', 'argocd.llm.apiKeySecret.name=anthropic']));
+    expect(argocdOnly).toEqual({
+      'flotilla-supervisor': [],
+      'flotilla-argocd': ['FLOTILLA_LLM_PROVIDER', 'FLOTILLA_LLM_API_KEY', 'FLOTILLA_TOOL_DISCOVERY'],
+      'flotilla-netbox': [],
+    });
+    const keyless = llmEnvIn(await template(['--set', 'llm.provider=openai', '--set', 'llm.baseUrl=http://ollama.ai.svc:11434/v1']));
+    for (const agent of ['flotilla-argocd', 'flotilla-netbox']) expect(keyless[agent], agent).toEqual(['FLOTILLA_LLM_PROVIDER', 'FLOTILLA_LLM_BASE_URL', 'FLOTILLA_TOOL_DISCOVERY']);
+    await expect(template(['--set', 'llm.provider=anthropic'])).rejects.toThrow(/llm.provider anthropic needs llm.apiKeySecret.name/);
+    await expect(template(['--set', 'llm.provider=openai'])).rejects.toThrow(/llm.provider openai needs llm.apiKeySecret.name/);
+  });
+
+  it('rejects, through values.schema.json, LLM values out of bounds, unknown providers and a plain API key', async () => {
+    await expect(template(['--set', 'llm.maxContextTokens=2000', '--set', 'llm.minMessagesToKeep=0', '--set', 'netbox.llm.minMessagesToKeep=100'])).resolves.toBeDefined();
+    for (const set of [
+      'llm.maxContextTokens=1999',
+      'llm.maxContextTokens=2000001',
+      'llm.minMessagesToKeep=101',
+      'llm.minMessagesToKeep=-1',
+      'llm.provider=gemini',
+      'llm.toolDiscovery=lazy',
+      'argocd.llm.provider=gemini',
+      'netbox.llm.maxContextTokens=100',
+      'llm.apiKey=sk-plain',
+      'argocd.llm.apiKey=sk-plain',
+      'llm.baseUrl=ftp://llm.example.com',
+    ]) {
+      await expect(template(['--set', set]), set).rejects.toThrow(/schema/);
+    }
   });
 
   it('documents every value in values.yaml with a comment line above it', () => {

@@ -5,6 +5,7 @@ import { FlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics, UpstreamOutcome, UpstreamSystem } from '@flotilla/metrics';
 import { JsonItemsSplitter } from './json-items.js';
 import { parseRetryAfter, type TokenBucket } from './rate-limit.js';
+import { CIRCUIT_DEFAULTS, CIRCUIT_STATES, CircuitBreaker, type CircuitOptions } from './circuit.js';
 
 /** Limits of one upstream HTTP exchange; every one is enforced below. */
 export interface UpstreamLimits {
@@ -65,6 +66,10 @@ export interface UpstreamHttpOptions {
   readonly logger: Logger;
   /** The upstream's shared rate limiter: every attempt takes a token; a 429's Retry-After pauses it. */
   readonly rateLimiter?: TokenBucket | undefined;
+  /** The upstream's circuit breaker settings (CIRCUIT_DEFAULTS), or false for none. */
+  readonly circuit?: CircuitOptions | false;
+  /** Clock of the circuit breaker (tests). */
+  readonly now?: () => number;
   /** Injected for tests of retry timing; defaults to a real timer. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
@@ -127,7 +132,26 @@ export class UpstreamHttp {
   private readonly waiting: (() => void)[] = [];
   private readonly inflight = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly options: UpstreamHttpOptions) {}
+  private readonly breaker: CircuitBreaker | undefined;
+
+  constructor(private readonly options: UpstreamHttpOptions) {
+    const { system, metrics } = options;
+    const publish = (state: (typeof CIRCUIT_STATES)[number]): void => {
+      for (const s of CIRCUIT_STATES) metrics.upstreamCircuitState.set({ system, state: s }, s === state ? 1 : 0);
+    };
+    if (options.circuit !== false) {
+      publish('closed');
+      this.breaker = new CircuitBreaker(options.displayName, options.circuit ?? CIRCUIT_DEFAULTS, options.now, (state) => {
+        publish(state);
+        options.logger.warn({ system, circuit: state }, state === 'open' ? 'upstream failing: circuit open, requests fail fast' : `upstream circuit ${state}`);
+      });
+    }
+  }
+
+  /** The circuit breaker's state (closed when there is none). */
+  get circuitState(): (typeof CIRCUIT_STATES)[number] {
+    return this.breaker?.state ?? 'closed';
+  }
 
   /** GET one JSON document, validated with `schema`. */
   getJson<S extends z.ZodType>(request: UpstreamRequest<S>): Promise<z.output<S>> {
@@ -225,9 +249,13 @@ export class UpstreamHttp {
     let throttled = 0;
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.once(request, reader());
+        this.beforeAttempt(request.operation);
+        const result = await this.once(request, reader());
+        this.breaker?.record('ok');
+        return result;
       } catch (error) {
         if (!(error instanceof Attempt)) throw error;
+        this.breaker?.record(error.outcome);
         const rateLimited = error.outcome === 'rate_limited';
         if (rateLimited) throttled += 1;
         const used = rateLimited ? throttled - 1 : attempt - throttled;
@@ -240,6 +268,16 @@ export class UpstreamHttp {
         this.options.logger.warn({ operation: request.operation, attempt: attempt + 1, waitMs: wait, err: error.message }, 'retrying upstream request');
         await pause(wait);
       }
+    }
+  }
+
+  /** Fails fast while the circuit is open (counted as `circuit_open`). */
+  private beforeAttempt(operation: string): void {
+    try {
+      this.breaker?.before();
+    } catch (error) {
+      this.options.metrics.upstreamRequests.inc({ system: this.options.system, operation, outcome: 'circuit_open' });
+      throw error;
     }
   }
 

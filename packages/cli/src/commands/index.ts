@@ -5,6 +5,7 @@ import { demoCommand } from './demo.js';
 import { mcpArgoCdCommand } from './mcp-argocd.js';
 import { agentNetBoxCommand, mcpNetBoxCommand, simNetBoxCommand } from './netbox.js';
 import { simArgoCdCommand } from './sim-argocd.js';
+import { simAnthropicCommand, simOpenAiCommand } from './sim-llm.js';
 import { slackCommand, supervisorCommand, upCommand } from './supervisor.js';
 
 /** Every `flotilla` command, in the order `--help` lists them. */
@@ -18,6 +19,8 @@ export const COMMANDS: readonly Command[] = [
   askCommand,
   simArgoCdCommand,
   simNetBoxCommand,
+  simOpenAiCommand,
+  simAnthropicCommand,
   mcpArgoCdCommand,
   mcpNetBoxCommand,
 ];
