@@ -1,6 +1,6 @@
 import { FlotillaError, isFlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { UpstreamHttp, type UpstreamLimits } from '@flotilla/upstream';
+import { UpstreamHttp, type CircuitOptions, type UpstreamLimits } from '@flotilla/upstream';
 import { Application, ApplicationListItem, ApplicationSet, Cluster, Project } from './schemas.js';
 
 /**
@@ -36,6 +36,8 @@ export interface ArgoCdClientOptions {
   readonly limits: UpstreamLimits;
   readonly metrics: FlotillaMetrics;
   readonly logger: Logger;
+  /** The circuit breaker (CIRCUIT_DEFAULTS of @flotilla/upstream), or false for none. */
+  readonly circuit?: CircuitOptions | false | undefined;
 }
 
 /** The Argo CD REST calls Flotilla makes; each asks only for what it needs and is bounded by `limits`. */
@@ -51,6 +53,7 @@ export class ArgoCdClient {
       limits: options.limits,
       metrics: options.metrics,
       logger: options.logger,
+      ...(options.circuit === undefined ? {} : { circuit: options.circuit }),
     });
   }
 

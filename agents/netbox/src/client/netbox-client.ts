@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FlotillaError, isFlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { batches } from '@flotilla/limitations';
-import { TokenBucket, UpstreamHttp, type RateLimitSettings, type UpstreamLimits } from '@flotilla/upstream';
+import { TokenBucket, UpstreamHttp, type CircuitOptions, type RateLimitSettings, type UpstreamLimits } from '@flotilla/upstream';
 import { AvailableIp, Cable, Device, Interface, IpAddress, Module, pageOf, Prefix, Site, Vlan } from './schemas.js';
 
 /** The NetBox models Flotilla reads, their API paths, item schemas and the fields it asks for (never more). */
@@ -69,6 +69,8 @@ export interface NetBoxClientOptions {
   readonly maxPageSize?: number;
   readonly metrics: FlotillaMetrics;
   readonly logger: Logger;
+  /** The circuit breaker (CIRCUIT_DEFAULTS of @flotilla/upstream), or false for none. */
+  readonly circuit?: CircuitOptions | false | undefined;
 }
 
 /** Device components filter by their device's role as `device_role` (NetBox 4.1); devices themselves by `role`. */
@@ -107,6 +109,7 @@ export class NetBoxClient {
       metrics: options.metrics,
       logger: options.logger,
       rateLimiter: this.limiter,
+      ...(options.circuit === undefined ? {} : { circuit: options.circuit }),
     });
   }
 
