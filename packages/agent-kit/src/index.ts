@@ -54,3 +54,4 @@ export { CapabilityIndex, CAPABILITY_LIMITS, oneLine, type Capability, type Tool
 export { MemoryGuard, startMemoryGuard, readMemoryLimit, readMemoryUsage, MEMORY_GUARD_DEFAULTS, type GuardState, type MemoryGuardOptions } from './memory-guard.js';
 export { A2A_SERVER_SETTINGS, A2ATokensSchema, startA2AGate, type A2AGate, type A2AServerSettings } from './gate.js';
 export { a2aClientFactory } from './a2a-client.js';
+export { boundedMemoryStore, CONVERSATIONS_MAX } from './memory-store.js';

@@ -1,9 +1,10 @@
-import { Annotation, END, MemorySaver, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { Annotation, END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { describeError, isFlotillaError } from '@flotilla/core';
 import type { TokenCounter } from '@flotilla/tokens';
 import type { DetectedLimitation, Handling } from '@flotilla/limitations';
 import { CONFIDENCE_THRESHOLD, type Classification, type Entities } from './rules.js';
 import type { CapabilityIndex } from './capabilities.js';
+import { boundedMemoryStore } from './memory-store.js';
 
 /** How a question is handled, as in the workflow design note. */
 export const STRATEGIES = ['direct', 'complex', 'limitation_aware'] as const;
@@ -111,9 +112,13 @@ export interface WorkflowOptions<I extends string, M> {
   readonly domain: AgentDomain<I, M>;
   readonly callTool: CallTool;
   readonly counter: TokenCounter;
-  /** Conversation checkpoints keyed by the A2A contextId; in memory by default. */
+  /**
+   * LangGraph checkpoints keyed by the A2A contextId, when wanted (time travel, debugging). None by default: a
+   * checkpointer keeps every step of every conversation, so memory would grow without bound; what the next turn
+   * needs goes through `memoryStore` instead.
+   */
   readonly checkpointer?: BaseCheckpointSaver;
-  /** Memory kept outside the process too (restarts continue conversations); the checkpoint alone otherwise. */
+  /** What the next turn of a conversation needs; in memory (bounded, least recently used dropped) by default. */
   readonly memoryStore?: MemoryStore<M> | undefined;
   readonly answerMaxTokens?: number;
   /** The tools' capability index (name and one line per tool), for answers that say what the agent can do. */
@@ -147,9 +152,10 @@ function toError(error: unknown): WorkflowError {
  * detect_limitations) | (limitation_aware → handle_limitations); detect_limitations → execute_tools, or
  * handle_limitations when it found constraints; handle_limitations → execute_tools (batched, sampled, a first
  * batch) or straight to generate_response (fallback, low confidence). Errors in any node land in `error` and
- * become a clear answer. State is checkpointed per conversation (thread id = A2A contextId).
+ * become a clear answer. What the next turn needs (memory) is kept per conversation in the memory store.
  */
 export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, M>) {
+  const memoryStore = options.memoryStore ?? boundedMemoryStore<M>();
   const answerBudget = options.answerMaxTokens ?? WORKFLOW_LIMITS.answerMaxTokens;
   const answerMaxNow = (): number => Math.max(256, Math.floor(answerBudget * Math.min(1, options.budgetFactor?.() ?? 1)));
   const State = Annotation.Root({
@@ -295,13 +301,13 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
       respond: 'generate_response',
     })
     .addEdge('generate_response', END)
-    .compile({ checkpointer: options.checkpointer ?? new MemorySaver() });
+    .compile(options.checkpointer === undefined ? {} : { checkpointer: options.checkpointer });
 
   return {
     graph,
     /** One turn of the conversation `contextId`; earlier turns' memory is restored from the checkpoint. */
     async ask(question: string, contextId: string, signal?: AbortSignal): Promise<TurnResult<I>> {
-      const stored = options.memoryStore === undefined ? {} : { memory: await options.memoryStore.load(contextId) };
+      const memory = await memoryStore.load(contextId);
       const state = await graph.invoke(
         {
           question,
@@ -318,11 +324,11 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
           response: '',
           userOptions: [],
           error: undefined,
-          ...stored,
+          memory,
         },
         { configurable: { thread_id: contextId }, signal },
       );
-      await options.memoryStore?.save(contextId, state.memory);
+      await memoryStore.save(contextId, state.memory);
       return {
         answer: state.response,
         options: state.userOptions,
