@@ -2,13 +2,14 @@ import type { Server } from 'node:http';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, Role, TaskState, type AgentCard, type AgentSkill, type Part } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { AgentEvent, DefaultRequestHandler, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { describeError, FlotillaError, type Logger } from '@flotilla/core';
 import { QUESTION_MAX_CHARS } from './rules.js';
 import type { A2ARejectReason } from '@flotilla/metrics';
 import type { MemoryGuard } from './memory-guard.js';
+import { BoundedTaskStore } from './task-store.js';
 
 /** Progress of a turn, relayed to the caller as a status update (throttled and capped by the server). */
 export type ProgressNote = (note: string) => void;
@@ -230,7 +231,7 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
     signatures: [],
   };
   const executor = new WorkflowExecutor(options.answer, options.logger);
-  const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+  const handler = new DefaultRequestHandler(card, new BoundedTaskStore(), executor);
   const app = express();
   app.disable('x-powered-by');
   app.get('/healthz', (_req, res) => {

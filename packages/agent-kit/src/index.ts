@@ -55,3 +55,4 @@ export { MemoryGuard, startMemoryGuard, readMemoryLimit, readMemoryUsage, MEMORY
 export { A2A_SERVER_SETTINGS, A2ATokensSchema, startA2AGate, type A2AGate, type A2AServerSettings } from './gate.js';
 export { a2aClientFactory } from './a2a-client.js';
 export { boundedMemoryStore, CONVERSATIONS_MAX } from './memory-store.js';
+export { BoundedTaskStore, TASK_STORE_LIMITS } from './task-store.js';
