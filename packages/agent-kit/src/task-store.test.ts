@@ -3,7 +3,7 @@ import { TaskState, type Task } from '@a2a-js/sdk';
 import { BoundedTaskStore } from './index.js';
 
 const task = (id: string, contextId = 'c1'): Task =>
-  ({ id, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, timestamp: undefined, message: undefined }, artifacts: [], history: [], metadata: undefined }) as unknown as Task;
+  ({ id, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, timestamp: undefined, message: undefined }, artifacts: [], history: [], metadata: undefined });
 const ctx = {} as never;
 const listAll = (contextId = '') => ({ tenant: '', contextId, status: 0, pageToken: '', statusTimestampAfter: undefined }) as never;
 

@@ -1,3 +1,4 @@
+import { TaskState } from '@a2a-js/sdk';
 import type { Task } from '@a2a-js/sdk';
 import type { TaskStore } from '@a2a-js/sdk/server';
 
@@ -51,7 +52,7 @@ export class BoundedTaskStore implements TaskStore {
     this.evict();
     const matching = [...this.tasks.values()]
       .map((e) => e.task)
-      .filter((t) => (params.contextId === '' || t.contextId === params.contextId) && (params.status === 0 || t.status?.state === params.status))
+      .filter((t) => (params.contextId === '' || t.contextId === params.contextId) && (params.status === TaskState.TASK_STATE_UNSPECIFIED || t.status?.state === params.status))
       .reverse();
     const pageSize = Math.min(TASK_STORE_LIMITS.pageMax, Math.max(1, params.pageSize ?? 50));
     const offset = /^\d+$/.test(params.pageToken) ? Number(params.pageToken) : 0;
