@@ -4,16 +4,25 @@ import { parseArgs } from 'node:util';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { benchA2A } from './a2a.js';
 import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
+import { benchLlm, formatLlmBench } from './llm.js';
 import { benchNetBox } from './netbox.js';
 import { benchSupervisorHop } from './supervisor.js';
 
 const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results
                     --container-memory-mib 256 --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
-                    --suites netbox,supervisor,argocd,a2a --netbox-latency-ms 20]
+                    --suites netbox,supervisor,argocd,a2a,llm --netbox-latency-ms 20]
 
 NetBox: the N+1 scenario (interfaces of every device at a 200-device site) read naively, batched and sampled
 against the simulator with --netbox-latency-ms per request: upstream requests, wall time, exact or not; and the
 CPU time of limitation detection per plan. Writes <out>/netbox.json.
+
+LLM (issue 7's context economy, in process, about a minute): tokens at session start for the Argo CD and NetBox
+agents with the full tool catalog bound versus the capability index (system prompt index lines + find_tools and
+load_tools), also with 1 and 3 tools loaded. Our catalogs are small (7 and 13 tools today); the reduction grows with the
+catalog's size, since each tool costs a full definition in one and an index line in the other. Then the prompt
+tokens per turn of a 50-turn list-everything conversation through the fake OpenAI server (its own counts) at
+MAX_CONTEXT_TOKENS 16,000 and 128,000, with the trims by kind; and fitRequest's time on a 200-message history at
+8k, 32k and 128k windows. Writes <out>/llm.json.
 
 Supervisor: the hop's overhead, the NetBox agent asked directly and through the supervisor (each its own
 process), at --a2a-concurrency levels with --a2a-requests each. Writes <out>/supervisor.json.
@@ -31,7 +40,10 @@ const RSS_GOAL_MIB = 200;
 const HEAP_PERCENT = 75;
 
 async function main(): Promise<void> {
+  // `pnpm bench -- --suites llm` passes the `--` on to the script: drop it, or every option would be a positional.
+  const args = process.argv.slice(2);
   const { values } = parseArgs({
+    args: args[0] === '--' ? args.slice(1) : args,
     options: {
       applications: { type: 'string', default: '819,10000' },
       clients: { type: 'string', default: '10' },
@@ -41,7 +53,7 @@ async function main(): Promise<void> {
       'server-node-args': { type: 'string', default: '' },
       'a2a-concurrency': { type: 'string', default: '10,50' },
       'a2a-requests': { type: 'string', default: '200' },
-      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a' },
+      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a,llm' },
       'netbox-latency-ms': { type: 'string', default: '20' },
       help: { type: 'boolean', default: false },
     },
@@ -51,10 +63,10 @@ async function main(): Promise<void> {
     return;
   }
   const suites = new Set(values.suites.split(','));
-  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a'].includes(s));
+  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a', 'llm'].includes(s));
   const latencyMs = Number(values['netbox-latency-ms']);
   if (unknownSuites.length > 0 || !Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 5_000) {
-    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a (comma-separated); --netbox-latency-ms 0-5000\n');
+    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a, llm (comma-separated); --netbox-latency-ms 0-5000\n');
     process.exitCode = 2;
     return;
   }
@@ -81,6 +93,12 @@ async function main(): Promise<void> {
     );
     await writeFile(`${values.out}/netbox.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...nb }, null, 2)}\n`);
     process.stdout.write(`Wrote ${values.out}/netbox.json\n\n`);
+  }
+  if (suites.has('llm')) {
+    const llm = await benchLlm({ counter: await loadTokenCounter(), progress: (line) => process.stdout.write(line) });
+    process.stdout.write(formatLlmBench(llm, markdown));
+    await writeFile(`${values.out}/llm.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...llm }, null, 2)}\n`);
+    process.stdout.write(`Wrote ${values.out}/llm.json\n\n`);
   }
   const cliPath = fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
   if (suites.has('supervisor')) {

@@ -17,3 +17,4 @@ export { createArgoCdAgent, type ArgoCdAgentOptions } from './agent/agent.js';
 export { startArgoCdAgent, ARGOCD_AGENT_SETTINGS, ARGOCD_AGENT_CARD, type ArgoCdAgentConfig, type RunningAgent } from './agent/start.js';
 export { createArgoCdClassifier, ARGOCD_INTENTS, type ArgoIntent } from './agent/intents.js';
 export { argoCdDomain, PRESENTATION, type ArgoMemory } from './agent/domain.js';
+export { ARGOCD_PROMPT } from './agent/prompt.js';

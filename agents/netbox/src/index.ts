@@ -24,3 +24,4 @@ export {
   type NetBoxAgentConfig,
   type RunningNetBoxAgent,
 } from './agent/start.js';
+export { NETBOX_PROMPT } from './agent/prompt.js';
