@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { describeError, FlotillaError, isFlotillaError, silentLogger, type Logger } from '@flotilla/core';
 import type { CapabilityIndex, MemoryStore, WorkflowError } from '@flotilla/agent-kit';
 import { extractiveSummary, fitRequest, SUMMARY_PREFIX, recordFit, type ContextBudget, type ContextMetrics, type FitResult, type JsonValue, type Message, type ToolDefinition } from '@flotilla/context';
-import type { TokenCounter } from '@flotilla/tokens';
+import { cachingCounter, type TokenCounter } from '@flotilla/tokens';
 import type { ChatModelHandle } from './chat.js';
 import { fromAiMessage, toBindable, toLangChain } from './convert.js';
 import { FIND_TOOLS, freshLoaded, LOAD_TOOLS, META_TOOLS, runMetaTool, type LoadedTool } from './discovery.js';
@@ -90,7 +90,9 @@ export function createLlmAgent(options: LlmAgentOptions) {
   const logger = options.logger ?? silentLogger();
   const now = options.now ?? Date.now;
   const store = options.memoryStore ?? boundedMemoryStore<LlmMemory>(limits.conversationsMax);
-  const { counter, index } = options;
+  // Histories are re-sent on every model call: count each message's text once, not once per call.
+  const counter = cachingCounter(options.counter);
+  const { index } = options;
   const factor = (): number => Math.min(1, Math.max(0.1, options.budgetFactor?.() ?? 1));
   /** The context budget of this call: halved while memory is tight (never below what a reply needs). */
   const budgetNow = (): ContextBudget => {

@@ -56,3 +56,23 @@ describe('frugal tiktoken construction', () => {
     }
   });
 });
+
+describe('caching counter', () => {
+  it('counts exactly as the counter does, for short and long texts, and stays within its size', async () => {
+    const { cachingCounter } = await import('./index.js');
+    const counter = await loadTokenCounter();
+    const cached = cachingCounter(counter, 16);
+    fc.assert(
+      fc.property(fc.string({ maxLength: 2_000 }), (text) => {
+        expect(cached.count(text)).toBe(counter.count(text));
+        expect(cached.count(text)).toBe(counter.count(text));
+        expect(cached.size).toBeLessThanOrEqual(16);
+      }),
+      { numRuns: 200 },
+    );
+    const long = 'x'.repeat(300);
+    expect(cached.count(long)).toBe(counter.count(long));
+    expect(cached.count(`${long}y`)).toBe(counter.count(`${long}y`));
+    expect(cached.truncate('hello world', 1)).toBe(counter.truncate('hello world', 1));
+  });
+});

@@ -5,3 +5,4 @@ export {
   type TokenCounter,
   type TokenEncoding,
 } from './counter.js';
+export { cachingCounter } from './cache.js';
