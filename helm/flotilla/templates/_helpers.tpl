@@ -57,6 +57,7 @@ The pieces the chart deploys, as YAML under `components` (read it with fromYaml)
   agent    the flotilla.io/agent label value on its Service (domain agents only: the supervisor discovers them)
   metrics  whether it serves /metrics
   llm      whether it has an LLM mode (the llm values and its own <key>.llm apply)
+  a2a      whether it serves A2A (and so requires the A2A token: FLOTILLA_A2A_TOKENS)
 */}}
 {{- define "flotilla.components" -}}
 components:
@@ -68,6 +69,7 @@ components:
     agent: ""
     metrics: true
     llm: false
+    a2a: true
   - key: argocd
     name: argocd
     args: [agent, argocd]
@@ -76,6 +78,7 @@ components:
     agent: argocd
     metrics: true
     llm: true
+    a2a: true
   - key: netbox
     name: netbox
     args: [agent, netbox]
@@ -84,6 +87,7 @@ components:
     agent: netbox
     metrics: true
     llm: true
+    a2a: true
   - key: slackBot
     name: slack-bot
     args: [slack]
@@ -92,6 +96,7 @@ components:
     agent: ""
     metrics: false
     llm: false
+    a2a: false
 {{- end }}
 
 {{/*
@@ -159,6 +164,109 @@ Call with (dict "root" $ "env" "FLOTILLA_ARGOCD_TOKEN" "key" "argocd-token").
       name: {{ include "flotilla.secretName" .root }}
       key: {{ .key }}
       optional: true
+{{- end }}
+
+{{/*
+The Secret holding the A2A credentials (keys token, and previousToken during a rotation): a2a.existingSecret, or
+the one this chart creates.
+*/}}
+{{- define "flotilla.a2aSecretName" -}}
+{{- if .Values.a2a.existingSecret }}
+{{- .Values.a2a.existingSecret }}
+{{- else }}
+{{- include "flotilla.suffixedName" (dict "root" . "name" "a2a") }}
+{{- end }}
+{{- end }}
+
+{{/* "true" when the A2A servers also accept the Secret's previousToken (a rotation in progress), else empty. */}}
+{{- define "flotilla.a2aRotating" -}}
+{{- if .Values.a2a.existingSecret }}
+{{- if .Values.a2a.acceptPreviousToken }}true{{ end }}
+{{- else if .Values.a2a.previousToken }}true{{ end }}
+{{- end }}
+
+{{/*
+The token of the chart's own A2A Secret: a2a.token; else the one already in that Secret (lookup, so upgrades keep
+it); else a new random one. lookup finds nothing under helm template, helm lint or --dry-run: there every render
+draws a new token.
+*/}}
+{{- define "flotilla.a2aToken" -}}
+{{- if .Values.a2a.token }}
+{{- .Values.a2a.token }}
+{{- else }}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "flotilla.a2aSecretName" .) | default dict }}
+{{- $current := index ($existing.data | default dict) "token" | default "" | b64dec }}
+{{- $current | default (randAlphaNum 40) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Checks of the a2a values the schema cannot express. Fails with a message naming the values to change.
+*/}}
+{{- define "flotilla.a2aCheck" -}}
+{{- $a := .Values.a2a }}
+{{- if .Values.secrets.agentToken }}
+{{- fail "secrets.agentToken was removed: the supervisor now sends the A2A token (a2a.token, a2a.existingSecret, or the generated one) that every agent of the release requires; move the value to a2a.token" }}
+{{- end }}
+{{- if and $a.existingSecret (or $a.token $a.previousToken) }}
+{{- fail "a2a.existingSecret is set: leave a2a.token and a2a.previousToken empty (put the tokens in that Secret under the keys token and previousToken)" }}
+{{- end }}
+{{- if and $a.acceptPreviousToken (not $a.existingSecret) }}
+{{- fail "a2a.acceptPreviousToken applies to a2a.existingSecret only; with the chart's own Secret set a2a.previousToken" }}
+{{- end }}
+{{- if and $a.previousToken (not $a.token) }}
+{{- fail "a2a.previousToken needs a2a.token (the new token, which the supervisor and the Slack bot send)" }}
+{{- end }}
+{{- if and $a.previousToken (eq $a.previousToken $a.token) }}
+{{- fail "a2a.previousToken equals a2a.token: leave it empty unless rotating" }}
+{{- end }}
+{{- $reserved := list "FLOTILLA_A2A_TOKENS" "FLOTILLA_A2A_TOKEN" "FLOTILLA_A2A_PREVIOUS_TOKEN" "FLOTILLA_AGENT_TOKEN" "FLOTILLA_SUPERVISOR_TOKEN" }}
+{{- range $key := list "supervisor" "argocd" "netbox" "slackBot" }}
+{{- range (index $.Values $key).extraEnv }}
+{{- if has .name $reserved }}
+{{- fail (printf "%s.extraEnv sets %s: the A2A credentials come from the a2a values only (the chart always requires them)" $key .name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The A2A credentials of a server (supervisor, domain agents): FLOTILLA_A2A_TOKENS, built by Kubernetes' $(VAR)
+expansion from the Secret's token (and previousToken during a rotation). The references are required, never
+optional: a missing Secret or key keeps the pod in CreateContainerConfigError instead of starting an open server
+(and a $(VAR) whose variable is missing would stay literal). The trailing comma makes an empty token an error too:
+the server reads "," as no token at all and refuses to start, where an empty variable would mean "open".
+*/}}
+{{- define "flotilla.a2aServerEnv" -}}
+- name: FLOTILLA_A2A_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "flotilla.a2aSecretName" . }}
+      key: token
+{{- if include "flotilla.a2aRotating" . }}
+- name: FLOTILLA_A2A_PREVIOUS_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "flotilla.a2aSecretName" . }}
+      key: previousToken
+- name: FLOTILLA_A2A_TOKENS
+  value: "$(FLOTILLA_A2A_TOKEN),$(FLOTILLA_A2A_PREVIOUS_TOKEN)"
+{{- else }}
+- name: FLOTILLA_A2A_TOKENS
+  value: "$(FLOTILLA_A2A_TOKEN),"
+{{- end }}
+{{- end }}
+
+{{/*
+The A2A token a client sends (the current one, key token; required, as above). Call with (dict "root" $ "env"
+"FLOTILLA_AGENT_TOKEN").
+*/}}
+{{- define "flotilla.a2aClientEnv" -}}
+- name: {{ .env }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "flotilla.a2aSecretName" .root }}
+      key: token
 {{- end }}
 
 {{/* The supervisor's in-cluster URL (for the Slack bot). */}}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '@flotilla/core';
 import { createMetrics, METRIC } from '@flotilla/metrics';
-import { MemoryGuard, readMemoryLimit, startA2AServer, startMemoryGuard, type AnswerTurn } from './index.js';
+import { MemoryGuard, readMemoryLimit, readMemoryUsage, startA2AServer, startMemoryGuard, type AnswerTurn } from './index.js';
 
 const dirs: string[] = [];
 async function cgroup(files: Readonly<Record<string, string>>): Promise<string> {
@@ -28,6 +28,14 @@ describe('container memory limit', () => {
     expect(await readMemoryLimit(await cgroup({ 'memory/memory.limit_in_bytes': '9223372036854771712' }))).toBeUndefined();
     expect(await readMemoryLimit(await cgroup({}))).toBeUndefined();
     expect(await readMemoryLimit(await cgroup({ 'memory.max': 'garbage' }))).toBeUndefined();
+  });
+
+  it('counts the working set: usage minus inactive page cache (v2, then v1), RSS outside a container', async () => {
+    expect(await readMemoryUsage(await cgroup({ 'memory.current': '1000000', 'memory.stat': 'anon 600000\ninactive_file 300000\nactive_file 100000' }))).toBe(700_000);
+    expect(await readMemoryUsage(await cgroup({ 'memory.current': '1000000' }))).toBe(1_000_000);
+    expect(await readMemoryUsage(await cgroup({ 'memory/memory.usage_in_bytes': '500', 'memory/memory.stat': 'cache 10\ntotal_inactive_file 200' }))).toBe(300);
+    const rss = await readMemoryUsage(await cgroup({}));
+    expect(rss).toBeGreaterThan(10 * 1024 * 1024);
   });
 });
 

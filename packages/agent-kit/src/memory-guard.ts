@@ -42,15 +42,28 @@ export async function readMemoryLimit(root = '/sys/fs/cgroup'): Promise<number |
   return bytes >= V1_UNLIMITED ? undefined : bytes;
 }
 
-/** The container's current usage as the limit sees it (v2 `memory.current`, v1 `memory.usage_in_bytes`), else RSS. */
+/**
+ * The container's working set as the kubelet counts it: usage (v2 `memory.current`, v1 `memory.usage_in_bytes`)
+ * minus inactive page cache (`inactive_file`), which the kernel reclaims before an OOM kill (spilled result files
+ * would otherwise look like memory); RSS outside a container.
+ */
 export async function readMemoryUsage(root = '/sys/fs/cgroup'): Promise<number> {
-  for (const path of ['memory.current', 'memory/memory.usage_in_bytes']) {
+  const read = async (path: string): Promise<string | undefined> => {
     try {
-      const text = (await readFile(join(root, path), 'utf8')).trim();
-      if (/^\d+$/.test(text)) return Number(text);
+      return await readFile(join(root, path), 'utf8');
     } catch {
-      // not this cgroup version
+      return undefined;
     }
+  };
+  for (const [usagePath, statPath, inactiveKey] of [
+    ['memory.current', 'memory.stat', 'inactive_file'],
+    ['memory/memory.usage_in_bytes', 'memory/memory.stat', 'total_inactive_file'],
+  ] as const) {
+    const usage = (await read(usagePath))?.trim();
+    if (usage === undefined || !/^\d+$/.test(usage)) continue;
+    const stat = (await read(statPath)) ?? '';
+    const inactive = new RegExp(`^${inactiveKey} (\\d+)$`, 'm').exec(stat)?.[1];
+    return Math.max(0, Number(usage) - (inactive === undefined ? 0 : Number(inactive)));
   }
   return process.memoryUsage.rss();
 }

@@ -4,38 +4,37 @@ import { BoundedTaskStore } from './index.js';
 
 const task = (id: string, contextId = 'c1'): Task =>
   ({ id, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, timestamp: undefined, message: undefined }, artifacts: [], history: [], metadata: undefined });
-const ctx = {} as never;
 const listAll = (contextId = '') => ({ tenant: '', contextId, status: 0, pageToken: '', statusTimestampAfter: undefined }) as never;
 
 describe('bounded A2A task store', () => {
   it('keeps at most maxTasks, newest first, and forgets tasks past their TTL', async () => {
     let now = 0;
     const store = new BoundedTaskStore({ maxTasks: 3, ttlMs: 1_000 }, () => now);
-    for (const id of ['a', 'b', 'c', 'd']) await store.save(task(id), ctx);
+    for (const id of ['a', 'b', 'c', 'd']) await store.save(task(id));
     expect(store.size).toBe(3);
-    expect(await store.load('a', ctx)).toBeUndefined();
-    expect((await store.load('d', ctx))?.id).toBe('d');
+    expect(await store.load('a')).toBeUndefined();
+    expect((await store.load('d'))?.id).toBe('d');
     // Saving again refreshes a task (it moves to the newest end).
-    await store.save(task('b'), ctx);
-    await store.save(task('e'), ctx);
-    expect(await store.load('c', ctx)).toBeUndefined();
-    expect((await store.list(listAll(), ctx)).tasks.map((t) => t.id)).toEqual(['e', 'b', 'd']);
+    await store.save(task('b'));
+    await store.save(task('e'));
+    expect(await store.load('c')).toBeUndefined();
+    expect((await store.list(listAll())).tasks.map((t) => t.id)).toEqual(['e', 'b', 'd']);
     now = 1_001;
-    expect(await store.load('e', ctx)).toBeUndefined();
-    expect((await store.list(listAll(), ctx)).totalSize).toBe(0);
+    expect(await store.load('e')).toBeUndefined();
+    expect((await store.list(listAll())).totalSize).toBe(0);
   });
 
   it('lists by context in pages, and returns copies', async () => {
     const store = new BoundedTaskStore();
-    for (let i = 0; i < 120; i += 1) await store.save(task(`t${i}`, i % 2 === 0 ? 'even' : 'odd'), ctx);
-    const first = await store.list({ ...(listAll('even') as object), pageSize: 50 } as never, ctx);
+    for (let i = 0; i < 120; i += 1) await store.save(task(`t${i}`, i % 2 === 0 ? 'even' : 'odd'));
+    const first = await store.list({ ...(listAll('even') as object), pageSize: 50 } as never);
     expect(first.totalSize).toBe(60);
     expect(first.tasks).toHaveLength(50);
-    const second = await store.list({ ...(listAll('even') as object), pageSize: 50, pageToken: first.nextPageToken } as never, ctx);
+    const second = await store.list({ ...(listAll('even') as object), pageSize: 50, pageToken: first.nextPageToken } as never);
     expect(second.tasks).toHaveLength(10);
     expect(second.nextPageToken).toBe('');
-    const loaded = await store.load('t0', ctx);
+    const loaded = await store.load('t0');
     if (loaded !== undefined) loaded.contextId = 'changed';
-    expect((await store.load('t0', ctx))?.contextId).toBe('even');
+    expect((await store.load('t0'))?.contextId).toBe('even');
   });
 });

@@ -135,6 +135,8 @@ export interface TurnResult<I extends string> {
   readonly confidence: number;
   readonly strategy: Strategy | undefined;
   readonly toolCalls: number;
+  /** Tool calls that came back as isError results (a not-found name, an upstream failure). */
+  readonly toolErrors: number;
   readonly error: WorkflowError | undefined;
   readonly limitations: readonly Limitation[];
   readonly handling: Handling | undefined;
@@ -337,6 +339,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         confidence: state.classification?.confidence ?? 0,
         strategy: state.strategy,
         toolCalls: state.toolResults.length,
+        toolErrors: state.toolResults.filter((r) => r.isError).length,
         error: state.error,
         limitations: state.limitations,
         handling: state.handling,

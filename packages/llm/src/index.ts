@@ -16,3 +16,4 @@ export { systemPrompt, SHARED_RULES } from './prompts.js';
 export { boundedMemoryStore } from './memory.js';
 export { createLlmAgent, type LlmAgentOptions, type LlmTurn, type LlmMemory, type LlmLimits, type DiscoveryOutcome } from './agent.js';
 export { llmAnswerTurn, type LlmAnswerOptions } from './answer.js';
+export { hybridAnswerTurn, executionMode, isFastPath, fastPathFailed, EXECUTION_MODES, MODE_SETTINGS, type ExecutionMode, type HybridOptions } from './hybrid.js';

@@ -12,6 +12,8 @@ export {
   LIMITATION_KINDS,
   TRIM_KINDS,
   MEMORY_GUARD_STATES,
+  HYBRID_ROUTES,
+  type HybridRoute,
   A2A_REJECT_REASONS,
   type MemoryGuardState,
   type A2ARejectReason,

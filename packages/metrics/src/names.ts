@@ -35,6 +35,7 @@ export const METRIC = {
   memoryUsageRatio: 'flotilla_memory_usage_ratio',
   a2aRejected: 'flotilla_a2a_rejected_total',
   upstreamCircuitState: 'flotilla_upstream_circuit_state',
+  hybridRoutes: 'flotilla_hybrid_routes_total',
   agentTurnDuration: 'flotilla_agent_turn_duration_seconds',
   agentAnswerTokens: 'flotilla_agent_answer_tokens',
 } as const;
@@ -53,11 +54,16 @@ export const LABEL = {
   strategy: 'strategy',
   status: 'status',
   state: 'state',
+  route: 'route',
 } as const;
 
 /** The memory guard's states: normal; budgets halved; new work shed. */
 export const MEMORY_GUARD_STATES = ['ok', 'tight', 'shed'] as const;
 export type MemoryGuardState = (typeof MEMORY_GUARD_STATES)[number];
+
+/** The route of a question in hybrid mode: the rules' fast path, the model's discovery path, or the model after a fast path that failed. */
+export const HYBRID_ROUTES = ['fast', 'discovery', 'fallback'] as const;
+export type HybridRoute = (typeof HYBRID_ROUTES)[number];
 
 /** Why an A2A request was refused before any work. */
 export const A2A_REJECT_REASONS = ['unauthorized', 'busy'] as const;

@@ -37,6 +37,7 @@ export interface FlotillaMetrics {
   readonly memoryUsageRatio: Gauge<'agent'>;
   readonly a2aRejected: Counter<'agent' | 'reason'>;
   readonly upstreamCircuitState: Gauge<'system' | 'state'>;
+  readonly hybridRoutes: Counter<'agent' | 'route'>;
 }
 
 export interface MetricsOptions {
@@ -155,6 +156,12 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       name: METRIC.upstreamCircuitState,
       help: 'The circuit breaker of an upstream: 1 for the current state (closed, open: requests fail fast, half_open: one probe).',
       labelNames: [LABEL.system, LABEL.state],
+      registers,
+    }),
+    hybridRoutes: new Counter({
+      name: METRIC.hybridRoutes,
+      help: 'Questions in hybrid mode by route: fast (rules, no model call), discovery (the model), fallback (the model after a fast path that failed).',
+      labelNames: [LABEL.agent, LABEL.route],
       registers,
     }),
     agentTurns: new Counter({

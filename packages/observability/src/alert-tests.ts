@@ -5,10 +5,10 @@
  * packages/observability/generated/prometheus-rules.test.yaml next to the rules file it tests.
  */
 import { stringify } from 'yaml';
-import { LABEL, METRIC, TOOL_OUTCOMES, TRIM_KINDS, TURN_OUTCOMES, UPSTREAM_OUTCOMES, WORKFLOW_PATHS } from '@flotilla/metrics';
+import { A2A_REJECT_REASONS, LABEL, MEMORY_GUARD_STATES, METRIC, TOOL_OUTCOMES, TRIM_KINDS, TURN_OUTCOMES, UPSTREAM_OUTCOMES, WORKFLOW_PATHS } from '@flotilla/metrics';
 import { ALERTS, alertNamed, runbookUrl, type AlertName } from './alerts.js';
 import { eq, le, pick, selector, type Matcher } from './promql.js';
-import { KUBE_LABEL, KUBE_METRIC, KUBE_VALUE } from './queries.js';
+import { CIRCUIT_STATES, KUBE_LABEL, KUBE_METRIC, KUBE_VALUE } from './queries.js';
 
 export interface InputSeries {
   readonly series: string;
@@ -54,6 +54,20 @@ function lastTerminated(pod: string, name: string, reason: string, values: strin
 
 function bucket(histogram: string, bound: number, labels: Matcher[], values: string): InputSeries {
   return { series: selector(`${histogram}_bucket`, ...labels, eq('le', le(bound))), values };
+}
+
+/**
+ * A state gauge family of one process (one series per state, 1 for the current state) from the state it is in at
+ * each evaluation step: one series per state of `states`, 1 where the sequence names it, 0 elsewhere.
+ */
+function stateSeries(gauge: string, states: readonly string[], labels: Matcher[], sequence: readonly string[]): InputSeries[] {
+  for (const state of sequence) if (!states.includes(state)) throw new Error(`${state} is not one of ${states.join(', ')}`);
+  return states.map((state) => ({ series: selector(gauge, ...labels, eq(LABEL.state, state)), values: sequence.map((s) => (s === state ? '1' : '0')).join(' ') }));
+}
+
+/** A sequence of states, one per step: runs of [state, steps]. */
+function steps(...runs: readonly (readonly [state: string, count: number])[]): string[] {
+  return runs.flatMap(([state, count]) => Array.from({ length: count }, () => state));
 }
 
 const NETBOX = container('flotilla-netbox-0', 'flotilla-netbox');
@@ -275,6 +289,88 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
       // Above the threshold, but not yet for 30 minutes.
       { evalTime: '20m', alert: 'FlotillaContextTrimmingHigh', firing: [] },
       { evalTime: '50m', alert: 'FlotillaContextTrimmingHigh', firing: [{ [LABEL.agent]: 'netbox' }] },
+    ],
+  },
+  {
+    name: 'memory guard: replicas shedding, and budgets halved (tight or shed), by agent',
+    interval: '1m',
+    inputSeries: [
+      // netbox: one of two replicas sheds from minute 5 to 24, then recovers; the other stays ok.
+      ...stateSeries(METRIC.memoryGuardState, MEMORY_GUARD_STATES, [eq(LABEL.agent, 'netbox'), ...scrape('flotilla-netbox-0')], steps(['ok', 5], ['shed', 20], ['ok', 16])),
+      ...stateSeries(METRIC.memoryGuardState, MEMORY_GUARD_STATES, [eq(LABEL.agent, 'netbox'), ...scrape('flotilla-netbox-1')], steps(['ok', 41])),
+      // argocd: tight all along, never sheds.
+      ...stateSeries(METRIC.memoryGuardState, MEMORY_GUARD_STATES, [eq(LABEL.agent, 'argocd'), ...scrape('flotilla-argocd-0')], steps(['tight', 41])),
+      // supervisor: between tight and shed every minute: budgets stay halved, but it never sheds for 2 minutes.
+      ...stateSeries(
+        METRIC.memoryGuardState,
+        MEMORY_GUARD_STATES,
+        [eq(LABEL.agent, 'supervisor'), ...scrape('flotilla-supervisor-0')],
+        Array.from({ length: 41 }, (_, i) => (i % 2 === 0 ? 'tight' : 'shed')),
+      ),
+    ],
+    expectations: [
+      // netbox sheds since minute 5, not yet for 2 minutes.
+      { evalTime: '6m', alert: 'FlotillaAgentShedding', firing: [] },
+      { evalTime: '10m', alert: 'FlotillaAgentShedding', firing: [{ [LABEL.agent]: 'netbox' }] },
+      // Recovered.
+      { evalTime: '30m', alert: 'FlotillaAgentShedding', firing: [] },
+      { evalTime: '5m', alert: 'FlotillaMemoryGuardTight', firing: [] },
+      { evalTime: '20m', alert: 'FlotillaMemoryGuardTight', firing: [{ [LABEL.agent]: 'netbox' }, { [LABEL.agent]: 'argocd' }, { [LABEL.agent]: 'supervisor' }] },
+      // netbox is back to ok (only the replicas still halving budgets count).
+      { evalTime: '40m', alert: 'FlotillaMemoryGuardTight', firing: [{ [LABEL.agent]: 'argocd' }, { [LABEL.agent]: 'supervisor' }] },
+    ],
+  },
+  {
+    name: 'upstream circuit: open or half open, by system',
+    interval: '1m',
+    inputSeries: [
+      // argocd, one of two replicas: the circuit opens at minute 5; each probe fails and it opens again (flapping
+      // between open and half open, never closed) until it closes at minute 20.
+      ...stateSeries(
+        METRIC.upstreamCircuitState,
+        CIRCUIT_STATES,
+        [eq(LABEL.system, 'argocd'), ...scrape('flotilla-argocd-0')],
+        steps(['closed', 5], ['open', 2], ['half_open', 1], ['open', 3], ['half_open', 1], ['open', 8], ['closed', 11]),
+      ),
+      ...stateSeries(METRIC.upstreamCircuitState, CIRCUIT_STATES, [eq(LABEL.system, 'argocd'), ...scrape('flotilla-argocd-1')], steps(['closed', 31])),
+      // netbox: open for one minute, the probe succeeds.
+      ...stateSeries(
+        METRIC.upstreamCircuitState,
+        CIRCUIT_STATES,
+        [eq(LABEL.system, 'netbox'), ...scrape('flotilla-netbox-0')],
+        steps(['closed', 10], ['open', 1], ['half_open', 1], ['closed', 19]),
+      ),
+    ],
+    expectations: [
+      { evalTime: '6m', alert: 'FlotillaUpstreamCircuitOpen', firing: [] },
+      { evalTime: '12m', alert: 'FlotillaUpstreamCircuitOpen', firing: [{ [LABEL.system]: 'argocd' }] },
+      { evalTime: '18m', alert: 'FlotillaUpstreamCircuitOpen', firing: [{ [LABEL.system]: 'argocd' }] },
+      // Closed again.
+      { evalTime: '25m', alert: 'FlotillaUpstreamCircuitOpen', firing: [] },
+    ],
+  },
+  {
+    name: 'A2A: requests refused without a valid token, by agent',
+    interval: '1m',
+    inputSeries: [
+      ...(
+        [
+          // supervisor: a caller with a wrong token, one request a minute.
+          ['supervisor', 'unauthorized', '0+1x40'],
+          // netbox: two 401s at once (a typo), then none.
+          ['netbox', 'unauthorized', '0x5 2x35'],
+          // argocd: many refusals, but for memory (busy), not credentials.
+          ['argocd', 'busy', '0+10x40'],
+          ['argocd', 'unauthorized', '0x40'],
+        ] as const
+      ).map(([agent, reason, values]) => ({
+        series: selector(METRIC.a2aRejected, eq(LABEL.agent, agent), eq(LABEL.reason, pick(A2A_REJECT_REASONS, reason)), ...scrape(`flotilla-${agent}-0`)),
+        values,
+      })),
+    ],
+    expectations: [
+      { evalTime: '8m', alert: 'FlotillaA2AUnauthorized', firing: [] },
+      { evalTime: '25m', alert: 'FlotillaA2AUnauthorized', firing: [{ [LABEL.agent]: 'supervisor' }] },
     ],
   },
 ];

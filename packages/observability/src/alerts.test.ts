@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BUCKETS, RAW_RESULT_ALERT_BYTES, UPSTREAM_OUTCOMES } from '@flotilla/metrics';
 import { alertsMissingTests, ALERT_TEST_GROUPS, renderAlertTests, renderAnnotation } from './alert-tests.js';
-import { ALERTS, ALERT_NAMES, DEFAULT_RUNBOOK_BASE_URL, runbookPath, runbookUrl } from './alerts.js';
+import { ALERTS, ALERT_NAMES, DEFAULT_RUNBOOK_BASE_URL, alertNamed, runbookPath, runbookUrl } from './alerts.js';
 import { GENERATED_PATHS, REPO_ROOT } from './generate.js';
 import { NO_PROMTOOL, PROMTOOL, checkRules, run, withTempDir } from './observability.test-util.js';
 import { pick } from './promql.js';
-import { UPSTREAM_ERROR_OUTCOMES } from './queries.js';
+import { CIRCUIT_STATES, MEMORY_GUARD_RATIOS, UPSTREAM_ERROR_OUTCOMES } from './queries.js';
 import { renderPrometheusRules, ruleGroups } from './rules.js';
 
 describe('the alert catalogue', () => {
@@ -75,7 +75,34 @@ describe('the alert catalogue', () => {
     for (const outcome of UPSTREAM_ERROR_OUTCOMES) expect(UPSTREAM_OUTCOMES).toContain(outcome);
     expect(UPSTREAM_ERROR_OUTCOMES).not.toContain('not_found');
     expect(UPSTREAM_ERROR_OUTCOMES).not.toContain('rate_limited');
+    expect(UPSTREAM_ERROR_OUTCOMES).not.toContain('auth_error');
+    // Failed fast while the circuit is open: the upstream is still failing, the share must not drop.
+    expect(UPSTREAM_ERROR_OUTCOMES).toContain('circuit_open');
     expect(() => pick(UPSTREAM_OUTCOMES, 'teapot' as never)).toThrow(/not one of/);
+  });
+
+  it('watches the memory guard, circuit and A2A rejection series by their state and reason values', () => {
+    expect(alertNamed('FlotillaAgentShedding').expr(0)).toContain('flotilla_memory_guard_state{state="shed"}');
+    // Budgets are halved in shed too: an agent between tight and shed keeps the tight alert firing.
+    expect(alertNamed('FlotillaMemoryGuardTight').expr(0)).toContain('flotilla_memory_guard_state{state=~"tight|shed"}');
+    expect(alertNamed('FlotillaUpstreamCircuitOpen').expr(0)).toContain('flotilla_upstream_circuit_state{state=~"open|half_open"}');
+    expect(alertNamed('FlotillaA2AUnauthorized').expr(0)).toContain('flotilla_a2a_rejected_total{reason="unauthorized"}');
+    for (const name of ['FlotillaAgentShedding', 'FlotillaMemoryGuardTight', 'FlotillaUpstreamCircuitOpen'] as const) {
+      // A share of replicas: summed per process without the state label, averaged by agent or system.
+      expect(alertNamed(name).expr(0), name).toMatch(/^avg by \((agent|system)\) \(sum without \(state\) \(/);
+    }
+  });
+
+  it('keeps the circuit states and the memory guard ratios equal to those of the packages that publish them', () => {
+    // Observability depends on @flotilla/metrics only: read the two constants from their sources.
+    const circuit = readFileSync(join(REPO_ROOT, 'packages/upstream/src/circuit.ts'), 'utf8');
+    const list = /export const CIRCUIT_STATES = \[([^\]]*)\] as const/.exec(circuit)?.[1];
+    expect(list, 'CIRCUIT_STATES in packages/upstream/src/circuit.ts').toBeDefined();
+    expect([...(list ?? '').matchAll(/'([a-z_]+)'/g)].map((m) => m[1]).sort()).toEqual([...CIRCUIT_STATES].sort());
+    const guard = readFileSync(join(REPO_ROOT, 'packages/agent-kit/src/memory-guard.ts'), 'utf8');
+    const ratio = (name: string) => Number(new RegExp(`\\b${name}: ([0-9.]+),`).exec(guard)?.[1]);
+    expect(ratio('tightRatio')).toBe(MEMORY_GUARD_RATIOS.tight);
+    expect(ratio('shedRatio')).toBe(MEMORY_GUARD_RATIOS.shed);
   });
 });
 
@@ -151,5 +178,6 @@ describe('the alert unit tests (promtool test rules)', () => {
         }
       }
     });
-  });
+    // One promtool run per alert, all the rule tests each: more than the default 30 s on a busy two-core machine.
+  }, 120_000);
 });

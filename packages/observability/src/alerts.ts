@@ -7,10 +7,17 @@
  */
 import { METRIC, RAW_RESULT_ALERT_BYTES } from '@flotilla/metrics';
 import {
+  A2A_UNAUTHORIZED,
   CONTAINER_LABELS,
+  GUARD_BUDGETS_HALVED,
+  GUARD_SHED,
+  MEMORY_GUARD_RATIOS,
+  a2aRejections,
+  circuitNotClosedShare,
   contextTrimsPerRequest,
   largeRawResults,
   lastTerminatedOomKilled,
+  memoryGuardShare,
   memoryShareOfLimit,
   restarts,
   shareOfToolCalls,
@@ -36,6 +43,10 @@ export const ALERT_NAMES = [
   'FlotillaA2AErrors',
   'FlotillaA2ALatency',
   'FlotillaContextTrimmingHigh',
+  'FlotillaAgentShedding',
+  'FlotillaMemoryGuardTight',
+  'FlotillaUpstreamCircuitOpen',
+  'FlotillaA2AUnauthorized',
 ] as const;
 export type AlertName = (typeof ALERT_NAMES)[number];
 
@@ -73,7 +84,10 @@ export const ALERT_WINDOW = {
   upstream: '10m',
   a2a: '10m',
   context: '15m',
+  a2aRejected: '10m',
 } as const;
+
+const percent = (share: number): string => `${Math.round(share * 100)} %`;
 
 export const ALERTS: readonly AlertDefinition[] = [
   {
@@ -159,10 +173,11 @@ export const ALERTS: readonly AlertDefinition[] = [
     severity: 'warning',
     for: '5m',
     threshold: 0.1,
-    thresholdMeaning: 'share of upstream requests failing with a server error, timeout, network error or bad response (10 minute window)',
+    thresholdMeaning:
+      'share of upstream requests failing with a server error, timeout, network error or bad response, or failed fast on an open circuit (10 minute window)',
     summary: 'Upstream {{ $labels.system }} is failing Flotilla requests',
     description:
-      'Over the last 10 minutes too many requests to {{ $labels.system }} ended in a server error, timeout, network error or unreadable response; agents answer with errors.',
+      'Over the last 10 minutes too many requests to {{ $labels.system }} ended in a server error, timeout, network error or unreadable response, or failed fast while its circuit breaker was open; agents answer with errors.',
     expr: (threshold) => `${upstreamErrorShare(ALERT_WINDOW.upstream)} > ${threshold}`,
   },
   {
@@ -209,6 +224,53 @@ export const ALERTS: readonly AlertDefinition[] = [
     description:
       'Over the last 15 minutes agent {{ $labels.agent }} trimmed its model requests (cleared tool results, summarised turns, capped user text) more often per request than the alert allows; conversations run into the model\'s context budget and the model answers from less of the conversation.',
     expr: (threshold) => `${contextTrimsPerRequest(ALERT_WINDOW.context)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaAgentShedding',
+    severity: 'critical',
+    for: '2m',
+    threshold: 0,
+    thresholdMeaning:
+      'share of an agent\'s replicas whose memory guard is in state shed (0: any replica; 0.5: more than half of them)',
+    summary: `Flotilla agent {{ $labels.agent }} refuses new work: memory above ${percent(MEMORY_GUARD_RATIOS.shed)} of its limit`,
+    description:
+      `The memory guard of agent {{ $labels.agent }} is shedding: memory is above ${percent(MEMORY_GUARD_RATIOS.shed)} of the container limit, new A2A requests are refused with 503 and Retry-After, and /readyz fails so the Service sends questions to the other replicas; with no replica left, questions to the agent fail.`,
+    expr: (threshold) => `${memoryGuardShare([GUARD_SHED])} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaMemoryGuardTight',
+    severity: 'warning',
+    for: '10m',
+    threshold: 0,
+    thresholdMeaning:
+      'share of an agent\'s replicas whose memory guard has halved the budgets, state tight or shed (0: any replica)',
+    summary: `Flotilla agent {{ $labels.agent }} works with halved budgets: memory above ${percent(MEMORY_GUARD_RATIOS.tight)} of its limit`,
+    description:
+      `The memory guard of agent {{ $labels.agent }} is in state tight (or shed): memory is above ${percent(MEMORY_GUARD_RATIOS.tight)} of the container limit, so tool, answer and context budgets are halved and answers are shorter, spill or page sooner. Above ${percent(MEMORY_GUARD_RATIOS.shed)} the agent refuses new work.`,
+    expr: (threshold) => `${memoryGuardShare(GUARD_BUDGETS_HALVED)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaUpstreamCircuitOpen',
+    severity: 'warning',
+    for: '2m',
+    threshold: 0,
+    thresholdMeaning:
+      'share of the replicas calling an upstream whose circuit breaker for it is open or half open (0: any replica)',
+    summary: 'Flotilla stopped calling upstream {{ $labels.system }}: its circuit breaker is open',
+    description:
+      'Requests to {{ $labels.system }} failed several times in a row (server errors, timeouts, unreachable, unreadable answers), so Flotilla\'s circuit breaker for it opened: requests fail fast (outcome circuit_open) and one probe goes through after each pause (10 s, doubling per failed probe up to 2 min). Agents answer that {{ $labels.system }} is unavailable.',
+    expr: (threshold) => `${circuitNotClosedShare()} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaA2AUnauthorized',
+    severity: 'warning',
+    for: '10m',
+    threshold: 0.005,
+    thresholdMeaning: 'A2A requests refused 401 (no or a wrong token) per second, by agent (10 minute window); 0.005 is 3 in 10 minutes',
+    summary: 'Flotilla agent {{ $labels.agent }} keeps refusing A2A requests without a valid token (401)',
+    description:
+      'Over the last 10 minutes agent {{ $labels.agent }} refused A2A requests with 401 because they carried no token or one it does not accept: a caller with a wrong or old token (a rotation gone wrong), or an unauthenticated client or probe.',
+    expr: (threshold) => `${a2aRejections(A2A_UNAUTHORIZED, ALERT_WINDOW.a2aRejected)} > ${threshold}`,
   },
 ];
 

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
@@ -34,6 +34,12 @@ const CASES = [
 ];
 const COMPONENTS = ['supervisor', 'argocd', 'netbox', 'slack-bot'] as const;
 const DOMAIN_AGENTS = ['argocd', 'netbox'] as const;
+/** The pieces that serve A2A, and so always require the A2A token (FLOTILLA_A2A_TOKENS). */
+const A2A_SERVERS = ['supervisor', 'argocd', 'netbox'] as const;
+/** The chart's own A2A Secret. */
+const A2A_SECRET = `${RELEASE}-flotilla-a2a`;
+/** What the servers accept as one token (A2ATokensSchema in @flotilla/agent-kit): printable, no comma, 16-512. */
+const A2A_TOKEN = /^[\x21-\x2b\x2d-\x7e]{16,512}$/;
 /** The variables of the agents' LLM mode (LLM_SETTINGS in @flotilla/llm). */
 const LLM_ENV = ['FLOTILLA_LLM_PROVIDER', 'FLOTILLA_LLM_MODEL', 'FLOTILLA_LLM_BASE_URL', 'FLOTILLA_LLM_API_KEY', 'MAX_CONTEXT_TOKENS', 'MIN_MESSAGES_TO_KEEP', 'FLOTILLA_TOOL_DISCOVERY'];
 
@@ -124,6 +130,56 @@ function llmEnvIn(objects: readonly K8sObject[]): Record<string, string[]> {
   return Object.fromEntries(containersIn(objects).map(({ container }) => [container.name, (container.env ?? []).map((e) => e.name).filter((n) => LLM_ENV.includes(n))]));
 }
 
+/** The values file of a case, parsed ({} for the chart's defaults). */
+function valuesOf(name: string): { a2a?: { existingSecret?: string; acceptPreviousToken?: boolean; token?: string; previousToken?: string } } {
+  return name === 'defaults' ? {} : ((parse(readFileSync(join(CHART, `${name}-values.yaml`), 'utf8')) as ReturnType<typeof valuesOf> | null) ?? {});
+}
+
+/** A required secretKeyRef of variable `env` in `container`, as "secret/key"; fails on anything else. */
+function requiredSecretRef(container: IContainer, env: string): string {
+  const entries = (container.env ?? []).filter((e) => e.name === env);
+  expect(entries, `${container.name} ${env}`).toHaveLength(1);
+  const ref = entries[0]?.valueFrom?.secretKeyRef;
+  expect(ref, `${container.name} ${env} is not a secretKeyRef`).toBeDefined();
+  expect(ref?.optional, `${container.name} ${env} must not be optional`).not.toBe(true);
+  return `${ref?.name}/${ref?.key}`;
+}
+
+/**
+ * The Secret keys FLOTILLA_A2A_TOKENS of `container` is made of, as "secret/key": either a secretKeyRef, or a value
+ * made only of $(VAR) references, each to a required secretKeyRef variable defined before it, and commas (Kubernetes
+ * leaves a $(VAR) of an undefined variable literal, which would be an accepted token).
+ */
+function a2aTokenRefs(container: IContainer): string[] {
+  const env = container.env ?? [];
+  const at = env.findIndex((e) => e.name === 'FLOTILLA_A2A_TOKENS');
+  expect(at, `${container.name} has no FLOTILLA_A2A_TOKENS`).toBeGreaterThanOrEqual(0);
+  expect(env.filter((e) => e.name === 'FLOTILLA_A2A_TOKENS'), container.name).toHaveLength(1);
+  const entry = env[at];
+  if (entry?.valueFrom?.secretKeyRef !== undefined) return [requiredSecretRef(container, 'FLOTILLA_A2A_TOKENS')];
+  const value = entry?.value ?? '';
+  expect(value, container.name).toMatch(/^\$\([A-Z0-9_]+\)(,\$\([A-Z0-9_]+\))*,?$/);
+  return [...value.matchAll(/\$\(([A-Z0-9_]+)\)/g)].map(([, name]) => {
+    expect(
+      env.slice(0, at).some((e) => e.name === name),
+      `${container.name}: $(${name}) is not defined before FLOTILLA_A2A_TOKENS`,
+    ).toBe(true);
+    return requiredSecretRef(container, name as string);
+  });
+}
+
+/** The decoded data of the Secret `secret` among `objects`, or undefined when there is no such Secret. */
+function secretData(objects: readonly K8sObject[], secret: string): Record<string, string> | undefined {
+  const found = objects.find((o) => o.kind === 'Secret' && o.metadata.name === secret);
+  if (found === undefined) return undefined;
+  return Object.fromEntries(Object.entries((found.data as Record<string, string> | undefined) ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
+}
+
+/** The checksum/secret annotations of the Deployments among `objects`. */
+function secretChecksums(objects: readonly K8sObject[]): (string | undefined)[] {
+  return objects.filter((o) => o.kind === 'Deployment').map((o) => new Deployment(o as never).spec?.template.metadata?.annotations?.['checksum/secret']);
+}
+
 function componentOf(o: { metadata?: { labels?: Record<string, string> } }): string | undefined {
   return o.metadata?.labels?.['app.kubernetes.io/component'];
 }
@@ -199,6 +255,48 @@ describe.each(CASES)('chart with %s values', (name) => {
       expect(container?.startupProbe?.httpGet, d.metadata?.name).toMatchObject({ path: '/healthz', port: 'a2a' });
       expect(container?.readinessProbe?.httpGet, d.metadata?.name).toMatchObject({ path: componentOf(d) === 'slack-bot' ? '/healthz' : '/readyz', port: 'a2a' });
     }
+  });
+
+  it('always requires A2A credentials: every A2A server takes FLOTILLA_A2A_TOKENS from the A2A Secret, the supervisor and the Slack bot send its token', () => {
+    const a2a = valuesOf(name).a2a ?? {};
+    const secret = a2a.existingSecret !== undefined && a2a.existingSecret !== '' ? a2a.existingSecret : A2A_SECRET;
+    const rotating = a2a.existingSecret ? a2a.acceptPreviousToken === true : Boolean(a2a.previousToken);
+    const accepted = [`${secret}/token`, ...(rotating ? [`${secret}/previousToken`] : [])];
+    const checked: string[] = [];
+    for (const d of deployments(name)) {
+      const component = componentOf(d) ?? '';
+      const container = d.spec?.template.spec?.containers[0] as IContainer;
+      const names = (container.env ?? []).map((e) => e.name);
+      if ((A2A_SERVERS as readonly string[]).includes(component)) {
+        expect(a2aTokenRefs(container), `${name} ${component}`).toEqual(accepted);
+        checked.push(component);
+      } else {
+        expect(names, `${name} ${component}`).not.toContain('FLOTILLA_A2A_TOKENS');
+      }
+      if (component === 'supervisor') expect(requiredSecretRef(container, 'FLOTILLA_AGENT_TOKEN'), name).toBe(`${secret}/token`);
+      else expect(names, `${name} ${component}`).not.toContain('FLOTILLA_AGENT_TOKEN');
+      if (component === 'slack-bot') expect(requiredSecretRef(container, 'FLOTILLA_SUPERVISOR_TOKEN'), name).toBe(`${secret}/token`);
+      else expect(names, `${name} ${component}`).not.toContain('FLOTILLA_SUPERVISOR_TOKEN');
+    }
+    expect(checked.sort(), name).toEqual(
+      deployments(name)
+        .map((d) => componentOf(d) ?? '')
+        .filter((c) => (A2A_SERVERS as readonly string[]).includes(c))
+        .sort(),
+    );
+    expect(checked.length, name).toBeGreaterThan(0);
+    // The chart makes the A2A Secret exactly when no a2a.existingSecret is named, with a token the servers accept.
+    const data = secretData(objectsOf(name), A2A_SECRET);
+    if (secret === A2A_SECRET) {
+      expect(Object.keys(data ?? {}).sort(), name).toEqual(rotating ? ['previousToken', 'token'] : ['token']);
+      for (const token of Object.values(data ?? {})) expect(token, name).toMatch(A2A_TOKEN);
+    } else {
+      expect(data, name).toBeUndefined();
+      expect(objectsOf(name).filter((o) => o.kind === 'Secret' && 'token' in ((o.data as object | undefined) ?? {})), name).toEqual([]);
+    }
+    // Pods roll when a Secret the chart makes changes; with none, there is nothing to hash.
+    const chartSecrets = objectsOf(name).filter((o) => o.kind === 'Secret').length;
+    for (const d of deployments(name)) expect(d.spec?.template.metadata?.annotations?.['checksum/secret'] !== undefined, `${name} ${d.metadata?.name}`).toBe(chartSecrets > 0);
   });
 
   it('labels the domain agents’ Services flotilla.io/agent (and no other Service), each with a port named a2a', () => {
@@ -281,14 +379,89 @@ describe('chart specifics', () => {
   });
 
   it('reads tokens from the chart’s Secret, or from existingSecret without creating one', () => {
-    const refs = (name: string): Set<string> =>
-      new Set(containersOf(name).flatMap(({ container }) => (container.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef ? [`${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`] : []))));
-    const secret = new Secret(one('ci/full', (o) => o.kind === 'Secret'));
-    expect(Object.keys(secret.data ?? {}).sort()).toEqual(['agent-token', 'argocd-token', 'netbox-token', 'slack-app-token', 'slack-bot-token', 'slack-signing-secret']);
-    expect([...refs('ci/full')].sort()).toEqual(Object.keys(secret.data ?? {}).map((k) => `${secret.metadata?.name}/${k}`).sort());
+    /** The secretKeyRefs of every container, except those to the A2A Secret `a2a`. */
+    const refs = (name: string, a2a: string): Set<string> =>
+      new Set(
+        containersOf(name).flatMap(({ container }) =>
+          (container.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef && e.valueFrom.secretKeyRef.name !== a2a ? [`${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`] : [])),
+        ),
+      );
+    const secret = new Secret(one('ci/full', (o) => o.kind === 'Secret' && o.metadata.name === `${RELEASE}-flotilla-secrets`));
+    expect(Object.keys(secret.data ?? {}).sort()).toEqual(['argocd-token', 'netbox-token', 'slack-app-token', 'slack-bot-token', 'slack-signing-secret']);
+    expect([...refs('ci/full', A2A_SECRET)].sort()).toEqual(Object.keys(secret.data ?? {}).map((k) => `${secret.metadata?.name}/${k}`).sort());
     expect(objectsOf('ci/existing-secret').filter((o) => o.kind === 'Secret')).toEqual([]);
-    expect([...refs('ci/existing-secret')].every((r) => r.startsWith('flotilla-tokens/'))).toBe(true);
-    expect(refs('ci/existing-secret').size).toBe(6);
+    expect([...refs('ci/existing-secret', 'flotilla-a2a')].every((r) => r.startsWith('flotilla-tokens/'))).toBe(true);
+    expect(refs('ci/existing-secret', 'flotilla-a2a').size).toBe(5);
+    // secrets.existingSecret alone: the chart still makes the A2A Secret (and only that one).
+    expect(objectsOf('ci/llm').filter((o) => o.kind === 'Secret').map((o) => o.metadata.name)).toEqual([A2A_SECRET]);
+  });
+
+  it('generates the A2A token when none is given: 40 letters and digits, a new one on every helm template (lookup keeps it on upgrade)', async () => {
+    const first = secretData(objectsOf('defaults'), A2A_SECRET)?.token;
+    const again = await template([]);
+    const second = secretData(again, A2A_SECRET)?.token;
+    expect(first).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(second).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(second).not.toBe(first);
+    // A given token is used as is, and the rendering is stable.
+    const token = 'a-chosen-token-0123456789';
+    const fixed = await Promise.all([0, 1].map(() => template(['--set', `a2a.token=${token}`])));
+    expect(fixed.map((objects) => secretData(objects, A2A_SECRET))).toEqual([{ token }, { token }]);
+    const checksums = fixed.map(secretChecksums);
+    expect(checksums[0]?.every((c) => c !== undefined && c === checksums[0]?.[0])).toBe(true);
+    expect(checksums[1]).toEqual(checksums[0]);
+    // A generated token changes the checksum (and so rolls the pods) on every helm template.
+    expect(secretChecksums(again)[0]).not.toBe(secretChecksums(objectsOf('defaults'))[0]);
+  });
+
+  it('rotates: the servers accept token and previousToken, the clients send token (chart-made and existing Secret)', async () => {
+    expect(secretData(objectsOf('ci/full'), A2A_SECRET)).toEqual({ token: 'a2a-token-for-ci-0123456789', previousToken: 'a2a-previous-token-for-ci-0123456789' });
+    for (const { container } of containersOf('ci/full').filter(({ container }) => container.name !== 'flotilla-slack-bot')) {
+      expect(envOf(container).get('FLOTILLA_A2A_TOKENS'), container.name).toBe('$(FLOTILLA_A2A_TOKEN),$(FLOTILLA_A2A_PREVIOUS_TOKEN)');
+    }
+    const existing = await template([...valuesArgs('ci/existing-secret'), '--set', 'a2a.acceptPreviousToken=true']);
+    expect(existing.filter((o) => o.kind === 'Secret')).toEqual([]);
+    for (const { container } of containersIn(existing)) {
+      if (container.name === 'flotilla-slack-bot') expect(requiredSecretRef(container, 'FLOTILLA_SUPERVISOR_TOKEN')).toBe('flotilla-a2a/token');
+      else expect(a2aTokenRefs(container), container.name).toEqual(['flotilla-a2a/token', 'flotilla-a2a/previousToken']);
+    }
+  });
+
+  it('refuses a2a values that would be ignored or contradictory, A2A variables in extraEnv, and the removed secrets.agentToken', async () => {
+    const token = 'a2a-token-0123456789';
+    const cases: [string[], RegExp][] = [
+      [['--set', 'a2a.existingSecret=flotilla-a2a', '--set', `a2a.token=${token}`], /a2a.existingSecret is set/],
+      [['--set', 'a2a.acceptPreviousToken=true'], /a2a.acceptPreviousToken applies to a2a.existingSecret only/],
+      [['--set', `a2a.previousToken=${token}`], /a2a.previousToken needs a2a.token/],
+      [['--set', `a2a.token=${token}`, '--set', `a2a.previousToken=${token}`], /a2a.previousToken equals a2a.token/],
+      [['--set', 'secrets.agentToken=agent-token-0123456789'], /secrets.agentToken was removed/],
+      [['--set', 'argocd.extraEnv[0].name=FLOTILLA_A2A_TOKENS', '--set', 'argocd.extraEnv[0].value='], /argocd.extraEnv sets FLOTILLA_A2A_TOKENS/],
+      [['--set', 'supervisor.extraEnv[0].name=FLOTILLA_AGENT_TOKEN', '--set', 'supervisor.extraEnv[0].value=x'], /supervisor.extraEnv sets FLOTILLA_AGENT_TOKEN/],
+    ];
+    for (const [args, message] of cases) await expect(template(args), args.join(' ')).rejects.toThrow(message);
+  });
+
+  it('rejects, through values.schema.json, A2A tokens shorter than 16 or longer than 512 characters, with commas or spaces, and bad Secret names', async () => {
+    await expect(template(['--set', `a2a.token=${'x'.repeat(16)}`, '--set', `a2a.previousToken=${'y'.repeat(512)}`])).resolves.toBeDefined();
+    const token = ['--set', 'a2a.token=a2a-token-0123456789'];
+    const cases: [string[], string][] = [
+      [['--set', `a2a.token=${'x'.repeat(15)}`], 'a2a.token: Does not match pattern'],
+      [['--set', `a2a.token=${'x'.repeat(513)}`], 'a2a.token: String length must be less than or equal to 512'],
+      [['--set', 'a2a.token=a2a-token-0123456789\\,second-token-0123456789'], 'a2a.token: Does not match pattern'],
+      [['--set', 'a2a.token=a2a token 0123456789'], 'a2a.token: Does not match pattern'],
+      [[...token, '--set', `a2a.previousToken=${'x'.repeat(15)}`], 'a2a.previousToken: Does not match pattern'],
+      [['--set', 'a2a.existingSecret=Not_A_Secret'], 'a2a.existingSecret: Does not match pattern'],
+      [['--set', 'a2a.acceptPreviousToken=maybe'], 'a2a.acceptPreviousToken: Invalid type'],
+      [['--set', 'a2a.tokens=a2a-token-0123456789'], 'Additional property tokens is not allowed'],
+    ];
+    for (const [args, message] of cases) {
+      const error = await template(args).then(
+        () => 'rendered',
+        (e: unknown) => String(e),
+      );
+      expect(error, args.join(' ')).toMatch(/schema/);
+      expect(error, args.join(' ')).toContain(message);
+    }
   });
 
   it('renders the optional objects only when enabled: NetworkPolicy, PodDisruptionBudget, ServiceMonitor', () => {

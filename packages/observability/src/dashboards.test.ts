@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createMetrics, METRIC } from '@flotilla/metrics';
+import { stringify } from 'yaml';
+import { createMetrics, LABEL, MEMORY_GUARD_STATES, METRIC } from '@flotilla/metrics';
 import { ALERTS } from './alerts.js';
 import { ALERT_TEST_GROUPS } from './alert-tests.js';
 import {
@@ -14,8 +16,9 @@ import {
   overviewRows,
 } from './dashboards.js';
 import { GENERATED_PATHS, REPO_ROOT } from './generate.js';
-import { NO_PROMTOOL, PROMTOOL, checkRules, metricNamesIn } from './observability.test-util.js';
-import { KUBE_METRIC } from './queries.js';
+import { NO_PROMTOOL, PROMTOOL, checkRules, metricNamesIn, run, withTempDir } from './observability.test-util.js';
+import { eq, selector } from './promql.js';
+import { CIRCUIT_STATES, KUBE_METRIC, MEMORY_GUARD_RATIOS } from './queries.js';
 
 const file = JSON.parse(readFileSync(join(REPO_ROOT, GENERATED_PATHS.overviewDashboard), 'utf8')) as unknown;
 const queries = dashboardQueries(file);
@@ -47,7 +50,7 @@ describe('the overview dashboard', () => {
 
   it('has the panels the operators asked for', () => {
     const titles = overviewRows().flatMap((r) => r.panels.map((p) => p.title.toLowerCase()));
-    for (const wanted of ['memory working set and limit', 'oom kills and restarts', 'tokens, p95 and max', 'raw tool result size', 'spills and budget truncations', 'limitations detected', 'limitation strategies', 'upstream requests by outcome', '429', 'a2a turns', 'a2a failed', 'p50 and p99', 'supervisor delegations']) {
+    for (const wanted of ['memory working set and limit', 'oom kills and restarts', 'tokens, p95 and max', 'raw tool result size', 'spills and budget truncations', 'limitations detected', 'limitation strategies', 'upstream requests by outcome', '429', 'a2a turns', 'a2a failed', 'p50 and p99', 'supervisor delegations', 'memory guard state', 'share of limit (memory guard)', 'a2a requests refused', 'circuit state', 'failed fast']) {
       expect(titles.some((t) => t.includes(wanted)), wanted).toBe(true);
     }
   });
@@ -83,6 +86,74 @@ describe('the overview dashboard', () => {
     // The check is real: one broken query fails it.
     const broken = [...rules, { record: 'flotilla_dashboard_check_broken', expr: 'sum by (tool) (rate(x[5m])' }];
     expect((await checkRules({ groups: [{ name: 'flotilla_dashboard_check', rules: broken }] })).code).not.toBe(0);
+  });
+});
+
+/** A panel of the dashboard file (parsed JSON), by title. */
+function filePanel(title: string): Record<string, unknown> {
+  const panels = (file as { panels?: Record<string, unknown>[] }).panels ?? [];
+  const found = panels.find((p) => p['title'] === title);
+  if (found === undefined) throw new Error(`no panel ${title}`);
+  return found;
+}
+
+const GUARD_TIMELINE = 'Memory guard state, worst replica per agent';
+const CIRCUIT_TIMELINE = 'Upstream circuit state, worst replica per system';
+
+describe('the memory guard and circuit panels', () => {
+  it('name and colour every memory guard and circuit state in their state timelines, healthy green to failing red', () => {
+    for (const [title, states] of [
+      [GUARD_TIMELINE, MEMORY_GUARD_STATES],
+      [CIRCUIT_TIMELINE, CIRCUIT_STATES],
+    ] as const) {
+      const panel = filePanel(title) as { type: string; fieldConfig: { defaults: { mappings: { type: string; options: Record<string, { text: string; color: string }> }[] } } };
+      expect(panel.type, title).toBe('state-timeline');
+      const options = panel.fieldConfig.defaults.mappings[0]?.options ?? {};
+      expect(Object.values(options).map((o) => o.text).sort(), title).toEqual([...states].sort());
+      expect(options['0']?.color, title).toBe('green');
+      expect(options[String(states.length - 1)]?.color, title).toBe('red');
+    }
+    expect(filePanel(CIRCUIT_TIMELINE)).toMatchObject({ fieldConfig: { defaults: { mappings: [{ options: { '0': { text: 'closed' }, '2': { text: 'open' } } }] } } });
+  });
+
+  it('draws the memory guard thresholds on its usage panel', () => {
+    const panel = filePanel('Memory used, share of limit (memory guard), per agent') as { fieldConfig: { defaults: { thresholds: { steps: { value: number | null }[] } } } };
+    expect(panel.fieldConfig.defaults.thresholds.steps.map((s) => s.value)).toEqual([null, MEMORY_GUARD_RATIOS.tight, MEMORY_GUARD_RATIOS.shed]);
+    expect([MEMORY_GUARD_RATIOS.tight, MEMORY_GUARD_RATIOS.shed]).toEqual([0.75, 0.9]);
+  });
+
+  it.skipIf(PROMTOOL === undefined)(`show the worst replica's state, as its position in the state list, per agent and system (promtool)${PROMTOOL === undefined ? ` (skipped: ${NO_PROMTOOL})` : ''}`, async () => {
+    const scrape = (pod: string) => [eq('job', pod.replace(/-[0-9]+$/, '')), eq('instance', `${pod}:9090`), eq('pod', pod), eq('namespace', 'flotilla')];
+    /** One process' state gauge family, in `current`. */
+    const family = (gauge: string, states: readonly string[], label: string, value: string, pod: string, current: string) =>
+      states.map((state) => ({ series: selector(gauge, eq(label, value), eq(LABEL.state, state), ...scrape(pod)), values: state === current ? '1x5' : '0x5' }));
+    const input = [
+      ...family(METRIC.memoryGuardState, MEMORY_GUARD_STATES, LABEL.agent, 'netbox', 'flotilla-netbox-0', 'shed'),
+      ...family(METRIC.memoryGuardState, MEMORY_GUARD_STATES, LABEL.agent, 'netbox', 'flotilla-netbox-1', 'ok'),
+      ...family(METRIC.memoryGuardState, MEMORY_GUARD_STATES, LABEL.agent, 'argocd', 'flotilla-argocd-0', 'tight'),
+      ...family(METRIC.memoryGuardState, MEMORY_GUARD_STATES, LABEL.agent, 'supervisor', 'flotilla-supervisor-0', 'ok'),
+      ...family(METRIC.upstreamCircuitState, CIRCUIT_STATES, LABEL.system, 'argocd', 'flotilla-argocd-0', 'half_open'),
+      ...family(METRIC.upstreamCircuitState, CIRCUIT_STATES, LABEL.system, 'argocd', 'flotilla-argocd-1', 'closed'),
+      ...family(METRIC.upstreamCircuitState, CIRCUIT_STATES, LABEL.system, 'netbox', 'flotilla-netbox-0', 'open'),
+    ];
+    const exprOf = (panel: string) => asPrometheusSees(queries.find((q) => q.panel === panel)?.expr ?? '');
+    const tests = [
+      {
+        interval: '1m',
+        input_series: input,
+        promql_expr_test: [
+          { expr: exprOf(GUARD_TIMELINE), eval_time: '2m', exp_samples: [['netbox', 2], ['argocd', 1], ['supervisor', 0]].map(([agent, value]) => ({ labels: `{agent="${agent}"}`, value })) },
+          { expr: exprOf(CIRCUIT_TIMELINE), eval_time: '2m', exp_samples: [['argocd', 1], ['netbox', 2]].map(([system, value]) => ({ labels: `{system="${system}"}`, value })) },
+        ],
+      },
+    ];
+    await withTempDir(async (dir) => {
+      await writeFile(join(dir, 'rules.yaml'), stringify({ groups: [] }));
+      await writeFile(join(dir, 'tests.yaml'), stringify({ rule_files: ['rules.yaml'], evaluation_interval: '1m', tests }, { lineWidth: 0 }));
+      const result = await run(PROMTOOL ?? 'promtool', ['test', 'rules', join(dir, 'tests.yaml')]);
+      expect(`${result.stdout}${result.stderr}`).toContain('SUCCESS');
+      expect(result.code).toBe(0);
+    });
   });
 });
 

@@ -3,11 +3,24 @@
  * Every query is assembled from `@flotilla/metrics` constants and the shared builders of src/queries.ts, so a
  * panel shows the quantity its alert watches.
  */
-import { VizLegendOptionsBuilder, VizTooltipOptionsBuilder, GraphThresholdsStyleConfigBuilder, LegendDisplayMode, LegendPlacement, TooltipDisplayMode, SortOrder, GraphThresholdsStyleMode } from '@grafana/grafana-foundation-sdk/common';
+import {
+  VizLegendOptionsBuilder,
+  VizTooltipOptionsBuilder,
+  GraphThresholdsStyleConfigBuilder,
+  LegendDisplayMode,
+  LegendPlacement,
+  TooltipDisplayMode,
+  SortOrder,
+  GraphThresholdsStyleMode,
+  VisibilityMode,
+} from '@grafana/grafana-foundation-sdk/common';
 import {
   DashboardBuilder,
   DashboardCursorSync,
   DatasourceVariableBuilder,
+  FieldColorBuilder,
+  FieldColorModeId,
+  MappingType,
   QueryVariableBuilder,
   RowBuilder,
   ThresholdsConfigBuilder,
@@ -17,16 +30,30 @@ import {
   type Dashboard,
 } from '@grafana/grafana-foundation-sdk/dashboard';
 import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
+import { PanelBuilder as StateTimelinePanelBuilder } from '@grafana/grafana-foundation-sdk/statetimeline';
 import { PanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 import { LABEL, METRIC, RAW_RESULT_ALERT_BYTES } from '@flotilla/metrics';
 import { A2A_LATENCY_QUANTILE, alertNamed, type AlertName } from './alerts.js';
 import { quantile, re, type Matcher } from './promql.js';
 import {
+  A2A_UNAUTHORIZED,
+  CIRCUIT_CLOSED,
+  CIRCUIT_HALF_OPEN,
+  CIRCUIT_OPEN,
+  CIRCUIT_STATES,
+  GUARD_OK,
+  GUARD_SHED,
+  GUARD_STATE_ORDER,
+  GUARD_TIGHT,
+  MEMORY_GUARD_RATIOS,
+  circuitWorstState,
   contextRequestTokensQuantile,
   contextTrimsPerRequest,
   FLOTILLA_CONTAINER_REGEX,
   KUBE_LABEL,
   KUBE_METRIC,
+  memoryGuardUsage,
+  memoryGuardWorstState,
   memoryLimit,
   memoryShareOfLimit,
   memoryWorkingSet,
@@ -37,6 +64,7 @@ import {
   turnDurationQuantile,
   turnFailureShare,
   upstreamErrorShare,
+  upstreamFailedFast,
   upstreamRateLimited,
 } from './queries.js';
 
@@ -67,9 +95,27 @@ export interface TimeseriesPanel {
   readonly thresholds?: readonly { readonly value: number; readonly color: string }[];
 }
 
+/** One state of a state timeline: the number its query returns for it, its name and its colour. */
+export interface TimelineState {
+  readonly value: number;
+  readonly text: string;
+  readonly color: string;
+}
+
+/** A state timeline: each query returns, per series, a number that value mappings turn into a named, coloured state. */
+export interface StateTimelinePanel {
+  readonly kind: 'state-timeline';
+  readonly title: string;
+  readonly description: string;
+  readonly queries: readonly PanelQuery[];
+  readonly states: readonly TimelineState[];
+}
+
+export type DashboardPanel = TimeseriesPanel | StateTimelinePanel;
+
 export interface DashboardRow {
   readonly title: string;
-  readonly panels: readonly TimeseriesPanel[];
+  readonly panels: readonly DashboardPanel[];
 }
 
 function query(q: PanelQuery, index: number): DataqueryBuilder {
@@ -106,6 +152,54 @@ export function timeseries(panel: TimeseriesPanel, id: number): PanelBuilder {
       .thresholdsStyle(new GraphThresholdsStyleConfigBuilder().mode(GraphThresholdsStyleMode.Dashed));
   }
   return builder;
+}
+
+/**
+ * A state timeline of the dashboard's data source: each state's number mapped to its name and colour (the
+ * thresholds colour the same numbers, so a value without a mapping still gets the colour of its state).
+ */
+export function stateTimeline(panel: StateTimelinePanel, id: number): StateTimelinePanelBuilder {
+  const sorted = [...panel.states].sort((a, b) => a.value - b.value);
+  const [first, ...rest] = sorted;
+  if (first === undefined) throw new Error(`${panel.title}: a state timeline needs states`);
+  const builder = new StateTimelinePanelBuilder()
+    .id(id)
+    .title(panel.title)
+    .description(panel.description)
+    .datasource(DATASOURCE)
+    .span(12)
+    .height(8)
+    .min(first.value)
+    .max(sorted[sorted.length - 1]?.value ?? first.value)
+    .colorScheme(new FieldColorBuilder().mode(FieldColorModeId.Thresholds))
+    .thresholds(
+      new ThresholdsConfigBuilder()
+        .mode(ThresholdsMode.Absolute)
+        .steps([{ value: null, color: first.color }, ...rest.map((s) => ({ value: s.value, color: s.color }))]),
+    )
+    .mappings([
+      {
+        type: MappingType.ValueToText,
+        options: Object.fromEntries(sorted.map((s, index) => [String(s.value), { text: s.text, color: s.color, index }])),
+      },
+    ])
+    .showValue(VisibilityMode.Never)
+    .mergeValues(true)
+    .rowHeight(0.8)
+    .fillOpacity(80)
+    .lineWidth(0)
+    .legend(new VizLegendOptionsBuilder().showLegend(true).displayMode(LegendDisplayMode.List).placement(LegendPlacement.Bottom).calcs([]))
+    .tooltip(new VizTooltipOptionsBuilder().mode(TooltipDisplayMode.Multi).sort(SortOrder.None));
+  panel.queries.forEach((q, i) => builder.withTarget(query(q, i)));
+  return builder;
+}
+
+/** The colours of states, from healthy to failing. */
+const STATE_COLORS = ['green', 'orange', 'red'] as const;
+
+/** Timeline states of an ordered state list (healthy first): its position is the number the query returns. */
+function orderedStates(order: readonly string[]): TimelineState[] {
+  return order.map((text, value) => ({ value, text, color: STATE_COLORS[Math.min(value, STATE_COLORS.length - 1)] ?? 'red' }));
 }
 
 /** The default threshold of an alert as a dashed line. */
@@ -228,7 +322,7 @@ export function overviewRows(): DashboardRow[] {
         },
         {
           title: 'Upstream error share',
-          description: 'Share of requests failing on the upstream side (server error, timeout, network error, bad response); the dashed line is the FlotillaUpstreamErrors default.',
+          description: 'Share of requests failing on the upstream side (server error, timeout, network error, bad response, or failed fast while the circuit was open); the dashed line is the FlotillaUpstreamErrors default.',
           unit: 'percentunit',
           queries: [{ expr: upstreamErrorShare(w, ns), legend: `{{${LABEL.system}}}` }],
           thresholds: [alertLine('FlotillaUpstreamErrors', 'orange')],
@@ -304,6 +398,48 @@ export function overviewRows(): DashboardRow[] {
         },
       ],
     },
+    {
+      title: 'Memory guard & upstream circuits',
+      panels: [
+        {
+          kind: 'state-timeline',
+          title: 'Memory guard state, worst replica per agent',
+          description: `The memory guard of each agent: ${GUARD_OK}; ${GUARD_TIGHT} (above ${MEMORY_GUARD_RATIOS.tight * 100} % of the memory limit: budgets halved, FlotillaMemoryGuardTight); ${GUARD_SHED} (above ${MEMORY_GUARD_RATIOS.shed * 100} %: new work refused with 503 and Retry-After, /readyz fails, FlotillaAgentShedding). With several replicas, the worst one.`,
+          queries: [{ expr: memoryGuardWorstState(ns), legend: `{{${LABEL.agent}}}` }],
+          states: orderedStates(GUARD_STATE_ORDER),
+        },
+        {
+          title: 'Memory used, share of limit (memory guard), per agent',
+          description: `Memory used over the container limit as the memory guard samples it (cgroup memory.current, page cache included, so it can read above the working-set share), the highest replica of each agent; the dashed lines are the guard's ${GUARD_TIGHT} and ${GUARD_SHED} thresholds.`,
+          unit: 'percentunit',
+          queries: [{ expr: memoryGuardUsage(ns), legend: `{{${LABEL.agent}}}` }],
+          thresholds: [
+            { value: MEMORY_GUARD_RATIOS.tight, color: 'orange' },
+            { value: MEMORY_GUARD_RATIOS.shed, color: 'red' },
+          ],
+        },
+        {
+          title: 'A2A requests refused, by agent and reason',
+          description: `A2A requests refused before any work per second: unauthorized (401, no or a wrong token) and busy (503, the memory guard sheds). The dashed line is the FlotillaA2AUnauthorized default (${A2A_UNAUTHORIZED} only).`,
+          unit: 'reqps',
+          queries: [{ expr: rateBy([LABEL.agent, LABEL.reason], METRIC.a2aRejected, w, ns), legend: `{{${LABEL.agent}}} {{${LABEL.reason}}}` }],
+          thresholds: [alertLine('FlotillaA2AUnauthorized', 'orange')],
+        },
+        {
+          kind: 'state-timeline',
+          title: 'Upstream circuit state, worst replica per system',
+          description: `The circuit breaker of each upstream: ${CIRCUIT_CLOSED}; ${CIRCUIT_OPEN} (requests fail fast for 10 s, doubling per failed probe up to 2 min, FlotillaUpstreamCircuitOpen); ${CIRCUIT_HALF_OPEN} (one probe goes through). With several replicas, the worst one.`,
+          queries: [{ expr: circuitWorstState(ns), legend: `{{${LABEL.system}}}` }],
+          states: orderedStates(CIRCUIT_STATES),
+        },
+        {
+          title: 'Upstream requests failed fast (circuit open)',
+          description: 'Requests refused at once, without calling the upstream, because its circuit breaker was open, per second (outcome circuit_open).',
+          unit: 'reqps',
+          queries: [{ expr: upstreamFailedFast(w, ns), legend: `failed fast {{${LABEL.system}}}` }],
+        },
+      ],
+    },
   ];
 }
 
@@ -316,7 +452,7 @@ export function namespaceVariableQuery(): string {
 export function overviewDashboard(rows: readonly DashboardRow[] = overviewRows()): Dashboard {
   const dashboard = new DashboardBuilder('Flotilla operations')
     .uid(OVERVIEW_DASHBOARD_UID)
-    .description('Memory, tool result sizes, limitations, upstream calls, A2A turns and model context trimming of Flotilla. Generated by packages/observability.')
+    .description('Memory, tool result sizes, limitations, upstream calls, A2A turns, model context trimming, memory guards and upstream circuits of Flotilla. Generated by packages/observability.')
     .tags(['flotilla'])
     .editable()
     .tooltip(DashboardCursorSync.Crosshair)
@@ -339,7 +475,7 @@ export function overviewDashboard(rows: readonly DashboardRow[] = overviewRows()
   let id = 1;
   for (const row of rows) {
     dashboard.withRow(new RowBuilder(row.title).id(id++));
-    for (const panel of row.panels) dashboard.withPanel(timeseries(panel, id++));
+    for (const panel of row.panels) dashboard.withPanel('kind' in panel ? stateTimeline(panel, id++) : timeseries(panel, id++));
   }
   return dashboard.build();
 }

@@ -13,11 +13,14 @@ export {
   type Severity,
 } from './alerts.js';
 export {
+  CIRCUIT_STATES,
   FLOTILLA_CONTAINER_REGEX,
   KUBE_LABEL,
   KUBE_METRIC,
   KUBE_VALUE,
+  MEMORY_GUARD_RATIOS,
   UPSTREAM_ERROR_OUTCOMES,
+  type CircuitState,
 } from './queries.js';
 export {
   RULE_GROUP,
@@ -40,9 +43,12 @@ export {
   overviewDashboard,
   overviewRows,
   renderOverviewDashboard,
+  type DashboardPanel,
   type DashboardQuery,
   type DashboardRow,
   type PanelQuery,
+  type StateTimelinePanel,
+  type TimelineState,
   type TimeseriesPanel,
 } from './dashboards.js';
 export { ALERT_TEST_GROUPS, alertsMissingTests, renderAlertTests, type AlertTestGroup, type AlertExpectation, type InputSeries } from './alert-tests.js';

@@ -50,6 +50,15 @@ export function maxBy(labels: readonly string[], expr: string): string {
   return `max by (${labels.join(', ')}) (${expr})`;
 }
 
+export function avgBy(labels: readonly string[], expr: string): string {
+  return `avg by (${labels.join(', ')}) (${expr})`;
+}
+
+/** `sum without (labels...) (expr)`: drops those labels, keeps every other one (the scrape's pod, instance, ...). */
+export function sumWithout(labels: readonly string[], expr: string): string {
+  return `sum without (${labels.join(', ')}) (${expr})`;
+}
+
 /** `histogram_quantile(q, sum by (labels..., le) (rate(<histogram>_bucket{...}[window])))`. */
 export function quantile(q: number, histogram: string, by: readonly string[], window: string, ...matchers: readonly Matcher[]): string {
   return `histogram_quantile(${q}, ${sumBy([...by, 'le'], rate(selector(`${histogram}_bucket`, ...matchers), window))})`;

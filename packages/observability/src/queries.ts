@@ -2,8 +2,8 @@
  * The quantities alerts and dashboards share, as PromQL builders: an alert and the panel that explains it
  * compute the same thing (the panel with Grafana's interval and namespace filter, the alert with its window).
  */
-import { LABEL, METRIC, RAW_RESULT_ALERT_BYTES, TURN_OUTCOMES, UPSTREAM_OUTCOMES } from '@flotilla/metrics';
-import { eq, increase, le, maxBy, oneOf, pick, quantile, rate, re, selector, sumBy, type Matcher } from './promql.js';
+import { A2A_REJECT_REASONS, LABEL, MEMORY_GUARD_STATES, METRIC, RAW_RESULT_ALERT_BYTES, TURN_OUTCOMES, UPSTREAM_OUTCOMES } from '@flotilla/metrics';
+import { avgBy, eq, increase, le, maxBy, oneOf, pick, quantile, rate, re, selector, sumBy, sumWithout, type Matcher } from './promql.js';
 
 /** Metrics of the Kubernetes stack Flotilla alerts on: cAdvisor (kubelet) and kube-state-metrics. */
 export const KUBE_METRIC = {
@@ -30,15 +30,59 @@ export const KUBE_VALUE = { memory: 'memory', oomKilled: 'OOMKilled' } as const;
 /** The chart names every container `flotilla-<component>`; this regex selects Flotilla's containers. */
 export const FLOTILLA_CONTAINER_REGEX = 'flotilla-.*';
 
-/** Upstream outcomes that count as failures of the upstream system (not of the request). */
+/** Requests refused at once, without calling the upstream, because its circuit breaker is open. */
+export const UPSTREAM_CIRCUIT_OPEN = pick(UPSTREAM_OUTCOMES, 'circuit_open');
+
+/**
+ * Upstream outcomes that count as failures of the upstream system (not of the request). Requests failed fast on an
+ * open circuit count too: once the breaker opens, almost every request of a dead upstream ends as circuit_open
+ * (one probe per pause is a real attempt), and without them the error share would fall below any threshold
+ * while the upstream is still down.
+ */
 export const UPSTREAM_ERROR_OUTCOMES = [
   pick(UPSTREAM_OUTCOMES, 'server_error'),
   pick(UPSTREAM_OUTCOMES, 'timeout'),
   pick(UPSTREAM_OUTCOMES, 'network_error'),
   pick(UPSTREAM_OUTCOMES, 'bad_response'),
+  UPSTREAM_CIRCUIT_OPEN,
 ] as const;
 export const UPSTREAM_RATE_LIMITED = pick(UPSTREAM_OUTCOMES, 'rate_limited');
 export const TURN_FAILED = pick(TURN_OUTCOMES, 'failed');
+
+/**
+ * The memory guard's states, from healthy to failing (MEMORY_GUARD_STATES): ok; tight (budgets halved, above
+ * MEMORY_GUARD_RATIOS.tight of the memory limit); shed (new A2A work refused with 503 + Retry-After, above
+ * MEMORY_GUARD_RATIOS.shed).
+ */
+export const GUARD_OK = pick(MEMORY_GUARD_STATES, 'ok');
+export const GUARD_TIGHT = pick(MEMORY_GUARD_STATES, 'tight');
+export const GUARD_SHED = pick(MEMORY_GUARD_STATES, 'shed');
+export const GUARD_STATE_ORDER = [GUARD_OK, GUARD_TIGHT, GUARD_SHED] as const;
+/** States in which the guard has halved the budgets: tight, and shed (which keeps them halved). */
+export const GUARD_BUDGETS_HALVED = [GUARD_TIGHT, GUARD_SHED] as const;
+
+/**
+ * The memory guard's thresholds, shares of the container memory limit (MEMORY_GUARD_DEFAULTS of @flotilla/agent-kit,
+ * which observability does not depend on; a test reads them from its source to keep the two equal).
+ */
+export const MEMORY_GUARD_RATIOS = { tight: 0.75, shed: 0.9 } as const;
+
+/**
+ * The states of an upstream's circuit breaker as @flotilla/upstream publishes them on METRIC.upstreamCircuitState
+ * (its CIRCUIT_STATES: observability depends on @flotilla/metrics only, and a test reads the list from the
+ * upstream's source to keep the two equal). Ordered from healthy to failing: closed; half_open (the pause is over,
+ * one probe goes through); open (requests fail fast).
+ */
+export const CIRCUIT_STATES = ['closed', 'half_open', 'open'] as const;
+export type CircuitState = (typeof CIRCUIT_STATES)[number];
+export const CIRCUIT_CLOSED = pick(CIRCUIT_STATES, 'closed');
+export const CIRCUIT_HALF_OPEN = pick(CIRCUIT_STATES, 'half_open');
+export const CIRCUIT_OPEN = pick(CIRCUIT_STATES, 'open');
+/** States of a circuit that is not letting requests through normally: open, and half open between two pauses. */
+export const CIRCUIT_NOT_CLOSED = [CIRCUIT_OPEN, CIRCUIT_HALF_OPEN] as const;
+
+export const A2A_UNAUTHORIZED = pick(A2A_REJECT_REASONS, 'unauthorized');
+export const A2A_BUSY = pick(A2A_REJECT_REASONS, 'busy');
 
 export const CONTAINER_LABELS = [KUBE_LABEL.namespace, KUBE_LABEL.pod, KUBE_LABEL.container] as const;
 const onContainer = `on (${CONTAINER_LABELS.join(', ')})`;
@@ -125,4 +169,62 @@ export function contextTrimsPerRequest(window: string, ...extra: Matcher[]): str
 /** A quantile of model request size in tokens (as sent, after trimming), by agent. */
 export function contextRequestTokensQuantile(q: number, window: string, ...extra: Matcher[]): string {
   return quantile(q, METRIC.contextRequestTokens, [LABEL.agent], window, ...extra);
+}
+
+/** A matcher of the `state` label for one or several states. */
+function stateMatcher(states: readonly string[]): Matcher {
+  const [only] = states;
+  return states.length === 1 && only !== undefined ? eq(LABEL.state, only) : re(LABEL.state, oneOf(states));
+}
+
+/**
+ * For a state gauge family (one series per state and process, 1 for the process' current state, 0 for the others):
+ * the share of each group's processes (replicas) that are in one of `states`. The chosen states' series are summed
+ * per process (`without (state)` keeps the scrape's pod and instance labels), giving 1 or 0, and averaged by group.
+ */
+export function shareInStates(gauge: string, by: readonly string[], states: readonly string[], ...extra: Matcher[]): string {
+  return avgBy(by, sumWithout([LABEL.state], selector(gauge, stateMatcher(states), ...extra)));
+}
+
+/**
+ * For a state gauge family: per group, the position in `order` (healthy first) of the worst state any of the
+ * group's processes is in, for a state timeline (0 = order[0], 1 = order[1], ...).
+ */
+export function worstStateCode(gauge: string, by: readonly string[], order: readonly string[], ...extra: Matcher[]): string {
+  return maxBy(by, order.map((state, code) => `${selector(gauge, eq(LABEL.state, state), ...extra)} * ${code}`).join(' or '));
+}
+
+/** Share of each agent's processes whose memory guard is in one of `states`. */
+export function memoryGuardShare(states: readonly string[], ...extra: Matcher[]): string {
+  return shareInStates(METRIC.memoryGuardState, [LABEL.agent], states, ...extra);
+}
+
+/** Per agent, the worst memory guard state of its processes as its position in GUARD_STATE_ORDER (0 ok, 1 tight, 2 shed). */
+export function memoryGuardWorstState(...extra: Matcher[]): string {
+  return worstStateCode(METRIC.memoryGuardState, [LABEL.agent], GUARD_STATE_ORDER, ...extra);
+}
+
+/** Memory used over the container limit as the memory guard samples it, per agent (its highest process). */
+export function memoryGuardUsage(...extra: Matcher[]): string {
+  return maxBy([LABEL.agent], selector(METRIC.memoryUsageRatio, ...extra));
+}
+
+/** Share of the processes calling each upstream system whose circuit breaker for it is open or half open. */
+export function circuitNotClosedShare(...extra: Matcher[]): string {
+  return shareInStates(METRIC.upstreamCircuitState, [LABEL.system], CIRCUIT_NOT_CLOSED, ...extra);
+}
+
+/** Per upstream system, the worst circuit state of the processes calling it as its position in CIRCUIT_STATES (0 closed, 1 half open, 2 open). */
+export function circuitWorstState(...extra: Matcher[]): string {
+  return worstStateCode(METRIC.upstreamCircuitState, [LABEL.system], CIRCUIT_STATES, ...extra);
+}
+
+/** Upstream requests per second, by system, refused at once because the circuit was open. */
+export function upstreamFailedFast(window: string, ...extra: Matcher[]): string {
+  return rateBy([LABEL.system], METRIC.upstreamRequests, window, eq(LABEL.outcome, UPSTREAM_CIRCUIT_OPEN), ...extra);
+}
+
+/** A2A requests per second, by agent, refused before any work for a reason (unauthorized: no or a wrong token). */
+export function a2aRejections(reason: string, window: string, ...extra: Matcher[]): string {
+  return rateBy([LABEL.agent], METRIC.a2aRejected, window, eq(LABEL.reason, reason), ...extra);
 }
