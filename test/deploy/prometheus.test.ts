@@ -100,7 +100,7 @@ describe.skipIf(!hasPrometheus)('alerts with a real Prometheus (skipped: the pro
     const loaded = rules.data.groups.flatMap((g) => g.rules);
     expect(loaded.map((r) => r.name)).toContain('FlotillaToolResultLarge');
     const exported = await (await fetch(`${agent.url}/metrics`)).text();
-    const named = new Set(loaded.flatMap((r) => r.query.match(/flotilla_[a-z_]+/g) ?? []).map((n) => n.replace(/_(bucket|sum|count)$/, '')));
+    const named = new Set(loaded.flatMap((r) => r.query.match(/flotilla_[a-z0-9_]+/g) ?? []).map((n) => n.replace(/_(bucket|sum|count)$/, '')));
     expect(named.size).toBeGreaterThan(3);
     for (const name of named) expect(exported, `${name} is named by a rule but not exported`).toContain(`# TYPE ${name} `);
   });

@@ -204,7 +204,9 @@ describe('Argo CD MCP server over HTTP', () => {
 
   it('fetches projected lists: far fewer bytes than the unprojected list', async () => {
     sim.resetStats();
-    await call('list_applications', { limit: 1 });
+    // refresh: earlier tests left a snapshot of this query, which would answer without an upstream request.
+    await call('list_applications', { limit: 1, refresh: true });
+    expect(sim.stats().requests).toBe(1);
     const projected = sim.stats().bytesSent;
     sim.resetStats();
     const raw = await fetch(`${sim.url}/api/v1/applications`, { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -212,6 +214,23 @@ describe('Argo CD MCP server over HTTP', () => {
     const unprojected = sim.stats().bytesSent;
     // Argo CD projects by whitelist (spec is one unit, Helm values included): about a third of the bytes.
     expect(projected * 2).toBeLessThan(unprojected);
+  });
+
+  it('pages one upstream list across HTTP requests: later pages come from its snapshot', async () => {
+    // Each HTTP request gets a fresh MCP server; the snapshots live with the shared result store.
+    const wanted = estate.applications.filter((a) => a.status?.health?.status === 'Healthy').map((a) => a.metadata.name);
+    sim.resetStats();
+    const seen: string[] = [];
+    let offset: number | null = 0;
+    for (let calls = 0; offset !== null && calls < 100; calls += 1) {
+      const page = body(await call('list_applications', { health_status: 'Healthy', limit: 100, offset }));
+      seen.push(...(page.items as Json[]).map((item) => String(item.name)));
+      offset = page.next_offset as number | null;
+    }
+    expect(seen).toEqual(wanted);
+    expect(sim.stats().requests).toBe(1);
+    const text = await (await fetch(`${mcp.url}/metrics`)).text();
+    expect(text).toMatch(new RegExp(`${METRIC.cacheRequests}\\{cache="snapshot",outcome="hit"\\} [1-9]`));
   });
 
   it('exposes tool and upstream metrics', async () => {

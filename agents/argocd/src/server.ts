@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectInProcess, createBoundedTools, resultStoreFor, serveMcpOverHttp, type ResultStore, type RunningMcpServer } from '@flotilla/bounded-tools';
+import { connectInProcess, createBoundedTools, resultStoreFor, serveMcpOverHttp, type ResultStore, type RunningMcpServer, type SnapshotCache } from '@flotilla/bounded-tools';
 import type { Logger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
@@ -34,6 +34,8 @@ export interface ArgoCdToolsetDeps {
   readonly budgetTokens?: number | undefined;
   /** The memory guard's budget factor (0.5 when memory is tight), read per call. */
   readonly budgetFactor?: (() => number) | undefined;
+  /** Snapshots of upstream lists for paging (built on `store`); default: one per store, SNAPSHOT_DEFAULTS. */
+  readonly snapshots?: SnapshotCache | undefined;
 }
 
 /**
@@ -47,7 +49,7 @@ export function createArgoCdMcpServer(deps: ArgoCdToolsetDeps): McpServer {
       'Argo CD, read-only. Search first (search_argocd_resources) when a question names something; list tools page and carry ' +
       'counts over all matches, so answer totals from counts, not by paging. Large results come back with a result_id: page them with read_result.',
   });
-  const kit = createBoundedTools({ server, counter: deps.counter, store: deps.store, metrics: deps.metrics, logger: deps.logger, budgetTokens: deps.budgetTokens, ...(deps.budgetFactor === undefined ? {} : { budgetFactor: deps.budgetFactor }) });
+  const kit = createBoundedTools({ server, counter: deps.counter, store: deps.store, metrics: deps.metrics, logger: deps.logger, budgetTokens: deps.budgetTokens, ...(deps.budgetFactor === undefined ? {} : { budgetFactor: deps.budgetFactor }), snapshots: deps.snapshots });
   registerApplicationTools(kit, deps.client);
   registerCatalogTools(kit, deps.client);
   registerSearchTool(kit, deps.client);
@@ -74,7 +76,7 @@ export async function startArgoCdMcpServer(config: ArgoCdMcpConfig, options: Sta
   const logger = options.logger;
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: true });
   const counter = await loadTokenCounter(config.tokenEncoding);
-  const store = await resultStoreFor(config, metrics);
+  const store = await resultStoreFor(config, metrics, { logger, name: 'argocd-mcp' });
   const client = new ArgoCdClient({
     baseUrl: config.argocdUrl,
     token: config.argocdToken,
@@ -89,16 +91,21 @@ export async function startArgoCdMcpServer(config: ArgoCdMcpConfig, options: Sta
     logger: logger.child({ component: 'argocd-client' }),
   });
   const deps: ArgoCdToolsetDeps = { client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }), budgetTokens: config.budgetTokens };
-  return serveMcpOverHttp({
-    name: 'Argo CD MCP server',
-    host: config.host,
-    port: config.port,
-    logger,
-    metrics,
-    createServer: () => createArgoCdMcpServer(deps),
-    tools: ARGOCD_TOOLS.length,
-    mcpToken: config.mcpToken,
-    onClose: () => store.close(),
-    describe: { argocd: config.argocdUrl, budgetTokens: config.budgetTokens },
-  });
+  try {
+    return await serveMcpOverHttp({
+      name: 'Argo CD MCP server',
+      host: config.host,
+      port: config.port,
+      logger,
+      metrics,
+      createServer: () => createArgoCdMcpServer(deps),
+      tools: ARGOCD_TOOLS.length,
+      mcpToken: config.mcpToken,
+      onClose: () => store.close(),
+      describe: { argocd: config.argocdUrl, budgetTokens: config.budgetTokens },
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }

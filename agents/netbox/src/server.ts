@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
-import { connectInProcess, createBoundedTools, resultStoreFor, serveMcpOverHttp, type ResultStore, type RunningMcpServer } from '@flotilla/bounded-tools';
+import { connectInProcess, createBoundedTools, resultStoreFor, serveMcpOverHttp, type ResultStore, type RunningMcpServer, type SnapshotCache } from '@flotilla/bounded-tools';
 import type { Logger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
@@ -19,6 +19,8 @@ export interface NetBoxToolsetDeps {
   readonly budgetTokens?: number | undefined;
   /** The memory guard's budget factor (0.5 when memory is tight), read per call. */
   readonly budgetFactor?: (() => number) | undefined;
+  /** Snapshots of upstream lists for paging (built on `store`); default: one per store, SNAPSHOT_DEFAULTS. */
+  readonly snapshots?: SnapshotCache | undefined;
   readonly walk?: WalkLimits | undefined;
 }
 
@@ -29,7 +31,7 @@ export function createNetBoxMcpServer(deps: NetBoxToolsetDeps): McpServer {
       'NetBox, read-only. Search first (search_netbox) when a question names something; count_netbox_objects before listing large sets. ' +
       'Lists page through NetBox itself; list_interfaces reads many devices in few requests and stores large results: page them with read_result.',
   });
-  const kit = createBoundedTools({ server, counter: deps.counter, store: deps.store, metrics: deps.metrics, logger: deps.logger, budgetTokens: deps.budgetTokens, ...(deps.budgetFactor === undefined ? {} : { budgetFactor: deps.budgetFactor }) });
+  const kit = createBoundedTools({ server, counter: deps.counter, store: deps.store, metrics: deps.metrics, logger: deps.logger, budgetTokens: deps.budgetTokens, ...(deps.budgetFactor === undefined ? {} : { budgetFactor: deps.budgetFactor }), snapshots: deps.snapshots });
   registerNetBoxTools(kit, deps.client, { walk: deps.walk ?? NETBOX_DEFAULTS.walk });
   return server;
 }
@@ -66,7 +68,7 @@ export async function startNetBoxMcpServer(config: NetBoxMcpConfig, options: Sta
   const logger = options.logger;
   const metrics = options.metrics ?? createMetrics({ defaultMetrics: true });
   const counter = await loadTokenCounter(config.tokenEncoding);
-  const store = await resultStoreFor(config, metrics);
+  const store = await resultStoreFor(config, metrics, { logger, name: 'netbox-mcp' });
   const client = netBoxClientFrom(config.netboxUrl, config.netboxToken, config, metrics, logger.child({ component: 'netbox-client' }));
   const deps: NetBoxToolsetDeps = {
     client,
@@ -77,16 +79,21 @@ export async function startNetBoxMcpServer(config: NetBoxMcpConfig, options: Sta
     budgetTokens: config.budgetTokens,
     walk: { ...NETBOX_DEFAULTS.walk, maxCalls: config.walkMaxCalls },
   };
-  return serveMcpOverHttp({
-    name: 'NetBox MCP server',
-    host: config.host,
-    port: config.port,
-    logger,
-    metrics,
-    createServer: () => createNetBoxMcpServer(deps),
-    tools: NETBOX_TOOLS.length,
-    mcpToken: config.mcpToken,
-    onClose: () => store.close(),
-    describe: { netbox: config.netboxUrl, budgetTokens: config.budgetTokens },
-  });
+  try {
+    return await serveMcpOverHttp({
+      name: 'NetBox MCP server',
+      host: config.host,
+      port: config.port,
+      logger,
+      metrics,
+      createServer: () => createNetBoxMcpServer(deps),
+      tools: NETBOX_TOOLS.length,
+      mcpToken: config.mcpToken,
+      onClose: () => store.close(),
+      describe: { netbox: config.netboxUrl, budgetTokens: config.budgetTokens },
+    });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 // Named imports: Node's ESM loader and vitest both resolve them from bolt's CommonJS build (a default import differs between the two).
-import { App, HTTPReceiver, LogLevel, type Logger as BoltLogger, type webApi } from '@slack/bolt';
+import { App, defaultBodyLimit, HTTPModuleFunctions, HTTPReceiver, isRawBodyError, isValidSlackRequest, LogLevel, type Logger as BoltLogger, type webApi } from '@slack/bolt';
 import { z } from 'zod';
 import { QUESTION_MAX_CHARS } from '@flotilla/agent-kit';
 import { FlotillaError, describeError, type Logger } from '@flotilla/core';
@@ -18,6 +18,8 @@ export const PROGRESS_INTERVAL_MS = 1000;
 const CLOSE_GRACE_MS = 5000;
 /** Event ids remembered to drop Slack's redeliveries of an event. */
 const SEEN_EVENTS_MAX = 1000;
+/** Where Slack POSTs events and button presses. */
+const EVENTS_PATH = '/slack/events';
 
 export interface RunningSlackBot {
   /** Base URL of the HTTP server: /slack/events and /healthz (in Socket Mode, /healthz only). */
@@ -33,6 +35,39 @@ export function capQuestion(question: string, counter: TokenCounter, maxTokens: 
   const head = sliceChars(question, QUESTION_MAX_CHARS);
   const capped = counter.count(head) > maxTokens ? counter.truncate(head, maxTokens) : head;
   return { question: capped.trim(), cut: capped !== question };
+}
+
+/**
+ * Bolt's receiver reads `body.ssl_check` of every signed request it parses, so a body of JSON `null` (or a form's
+ * `payload=null`) throws outside any handler: an unhandled rejection, which stops the process, and a request never
+ * answered. Such bodies are answered here as Bolt answers bad ones (400 signed, 401 not); every other request goes
+ * on to Bolt with its body read (within Bolt's limit), which Bolt then uses as is.
+ */
+function answerNullBodies(receiver: HTTPReceiver, signingSecret: string, endpoint: string): void {
+  const bolt = receiver.requestListener;
+  const header = (value: string | string[] | undefined): string => (typeof value === 'string' ? value : '');
+  receiver.requestListener = (req, res) => {
+    if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://localhost').pathname !== endpoint) return bolt(req, res);
+    HTTPModuleFunctions.bufferIncomingMessage(req, defaultBodyLimit).then(
+      (buffered) => {
+        let parsed: unknown;
+        try {
+          parsed = HTTPModuleFunctions.parseHTTPRequestBody(buffered);
+        } catch {
+          parsed = undefined;
+        }
+        if (parsed !== null) return bolt(buffered, res);
+        const signed = isValidSlackRequest({
+          signingSecret,
+          body: buffered.rawBody.toString(),
+          headers: { 'x-slack-signature': header(req.headers['x-slack-signature']), 'x-slack-request-timestamp': Number(header(req.headers['x-slack-request-timestamp'])) },
+        });
+        HTTPModuleFunctions.buildNoBodyResponse(res, signed ? 400 : 401);
+      },
+      // The unread rest of the body stays on the socket: close it rather than read the next request from it.
+      (error: unknown) => res.writeHead(isRawBodyError(error) && error.statusCode === 413 ? 413 : 401, { connection: 'close' }).end(),
+    );
+  };
 }
 
 /** Bolt's and the Web API client's logger, writing to pino. */
@@ -167,10 +202,11 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
     ? undefined
     : new HTTPReceiver({
         signingSecret: config.signingSecret ?? '',
-        endpoints: '/slack/events',
+        endpoints: EVENTS_PATH,
         customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
         logger: slackLogger,
       });
+  if (receiver !== undefined) answerNullBodies(receiver, config.signingSecret ?? '', EVENTS_PATH);
   const app = new App({
     token: config.botToken,
     ...(receiver === undefined ? { socketMode: true, appToken: config.appToken } : { receiver }),
@@ -385,7 +421,7 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
       });
     }
   }
-  log.info({ url, events: receiver === undefined ? 'socket mode' : `${url}/slack/events`, agent: config.agentUrl }, 'Slack bot listening');
+  log.info({ url, events: receiver === undefined ? 'socket mode' : `${url}${EVENTS_PATH}`, agent: config.agentUrl }, 'Slack bot listening');
 
   return {
     url,

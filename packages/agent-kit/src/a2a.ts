@@ -208,6 +208,51 @@ export class WorkflowExecutor implements AgentExecutor {
   }
 }
 
+/** Request bodies above this many MiB are refused with 413, on both bindings. */
+const BODY_LIMIT_MB = 1;
+/** JSON nested deeper than this is refused with 400 before the SDK decodes it (its decoding recurses, and overflows the stack near 2,000 levels). */
+const JSON_DEPTH_MAX = 64;
+
+/** True when `value` nests objects or arrays more than `max` levels deep (walked without recursion). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    if (next.depth >= max) return true;
+    for (const child of Object.values(next.value)) pending.push({ value: child, depth: next.depth + 1 });
+  }
+  return false;
+}
+
+const refuseDeepJson: express.RequestHandler = (req, res, next) => {
+  if (!nestedDeeperThan(req.body, JSON_DEPTH_MAX)) return next();
+  res.status(400).json({ error: 'invalid_request', message: `The request body nests JSON more than ${JSON_DEPTH_MAX} levels deep; send a flatter one.` });
+};
+
+/**
+ * Errors outside the SDK's handlers (a body too large, not JSON, in an unsupported charset or encoding) answered as
+ * JSON with their 4xx status, never Express's HTML page with a stack; anything else is a bug: logged, and a 500 with
+ * a stable message.
+ */
+function answerErrors(logger: Logger): express.ErrorRequestHandler {
+  return (error: unknown, _req, res, next) => {
+    if (res.headersSent) return next(error);
+    const { status, type, expose, message } = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      const answer =
+        type === 'entity.too.large'
+          ? { error: 'payload_too_large', message: `Request bodies are limited to ${BODY_LIMIT_MB} MB.` }
+          : type === 'entity.parse.failed'
+            ? { error: 'invalid_json', message: 'The request body is not valid JSON.' }
+            : { error: 'bad_request', message: expose === true && typeof message === 'string' ? message.slice(0, 200) : 'The request could not be read.' };
+      res.status(status).json(answer);
+      return;
+    }
+    logger.error({ err: error }, 'A2A request failed');
+    res.status(500).json({ error: 'internal', message: 'The agent failed to handle the request; the error is in its logs.' });
+  };
+}
+
 /** An A2A v1.0 server (JSON-RPC and REST, with v0.3 clients served by the SDK's compat layer). */
 export async function startA2AServer(options: A2AServerOptions): Promise<RunningA2AServer> {
   const card: AgentCard = {
@@ -277,8 +322,11 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
     next();
   });
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
-  app.use('/a2a/jsonrpc', express.json({ limit: '1mb' }), jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
-  app.use('/a2a/rest', restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+  // Both bindings read bodies here (1 MB, JSON at most JSON_DEPTH_MAX deep); the SDK's own parsers then skip them.
+  const body = [express.json({ limit: BODY_LIMIT_MB * 1024 * 1024, strict: false, type: ['application/json', 'application/a2a+json'] }), refuseDeepJson];
+  app.use('/a2a/jsonrpc', ...body, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+  app.use('/a2a/rest', ...body, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
+  app.use(answerErrors(options.logger));
 
   const http = await new Promise<Server>((resolve, reject) => {
     const server = app.listen(options.port, options.host, (error?: Error) => (error === undefined ? resolve(server) : reject(error)));

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { boundedInt, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
-import type { FlotillaMetrics } from '@flotilla/metrics';
+import { A2A_REJECT_REASONS, type FlotillaMetrics } from '@flotilla/metrics';
 import type { A2AAuth } from './a2a.js';
 import { startMemoryGuard, type MemoryGuard } from './memory-guard.js';
 
@@ -45,6 +45,8 @@ export async function startA2AGate(settings: A2AServerSettings, options: { reado
     logger: options.logger.child({ component: 'memory-guard' }),
     limitBytes: settings.memoryLimitMib === undefined ? undefined : settings.memoryLimitMib * 1024 * 1024,
   });
+  // Zero from the start, so rate() over the counter sees the first rejection.
+  for (const reason of A2A_REJECT_REASONS) options.metrics.a2aRejected.inc({ agent: options.agent, reason }, 0);
   if (settings.a2aTokens === undefined) options.logger.warn('A2A is open: set --a2a-tokens (FLOTILLA_A2A_TOKENS) outside local use');
   return {
     auth: settings.a2aTokens === undefined ? undefined : { tokens: settings.a2aTokens },

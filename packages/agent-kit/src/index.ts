@@ -31,6 +31,7 @@ export {
   type CallTool,
   type WorkflowOptions,
   type TurnResult,
+  type CachedTurn,
 } from './workflow.js';
 export { mcpToolCaller } from './mcp.js';
 export {
@@ -55,4 +56,6 @@ export { MemoryGuard, startMemoryGuard, readMemoryLimit, readMemoryUsage, MEMORY
 export { A2A_SERVER_SETTINGS, A2ATokensSchema, startA2AGate, type A2AGate, type A2AServerSettings } from './gate.js';
 export { a2aClientFactory } from './a2a-client.js';
 export { boundedMemoryStore, CONVERSATIONS_MAX } from './memory-store.js';
+export { redisMemoryStore, REDIS_MEMORY_DEFAULTS, type RedisMemoryStoreOptions } from './redis-memory-store.js';
 export { BoundedTaskStore, TASK_STORE_LIMITS } from './task-store.js';
+export { AnswerCache, meteredAnswerCache, ANSWER_CACHE_DEFAULTS, answerKey, asksForFreshData, type CacheEvent } from './answer-cache.js';

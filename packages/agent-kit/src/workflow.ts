@@ -5,6 +5,7 @@ import type { DetectedLimitation, Handling } from '@flotilla/limitations';
 import { CONFIDENCE_THRESHOLD, type Classification, type Entities } from './rules.js';
 import type { CapabilityIndex } from './capabilities.js';
 import { boundedMemoryStore } from './memory-store.js';
+import { answerKey, asksForFreshData, type AnswerCache } from './answer-cache.js';
 
 /** How a question is handled, as in the workflow design note. */
 export const STRATEGIES = ['direct', 'complex', 'limitation_aware'] as const;
@@ -125,6 +126,18 @@ export interface WorkflowOptions<I extends string, M> {
   readonly capabilities?: CapabilityIndex | undefined;
   /** Multiplies the answer budget per turn (the memory guard's 0.5 when memory is tight). */
   readonly budgetFactor?: (() => number) | undefined;
+  /**
+   * Reuses answers to the same intent and entities for a short time (0 upstream calls). Only intents listed in
+   * `cacheableIntents` (standalone questions, never continuations such as "next page") and never questions that ask
+   * for fresh data.
+   */
+  readonly answerCache?: { readonly cache: AnswerCache<CachedTurn<I, M>>; readonly cacheableIntents: readonly I[] } | undefined;
+}
+
+/** What a cached answer keeps: the turn as answered, and the memory it left (so "next page" works after a hit). */
+export interface CachedTurn<I extends string, M> {
+  readonly turn: Omit<TurnResult<I>, 'cached'>;
+  readonly memory: M | undefined;
 }
 
 export interface TurnResult<I extends string> {
@@ -142,6 +155,8 @@ export interface TurnResult<I extends string> {
   readonly handling: Handling | undefined;
   readonly detectSeconds: number | undefined;
   readonly data: Readonly<Record<string, unknown>> | undefined;
+  /** True when the answer came from the answer cache (no tool call made). */
+  readonly cached: boolean;
 }
 
 function toError(error: unknown): WorkflowError {
@@ -158,6 +173,14 @@ function toError(error: unknown): WorkflowError {
  */
 export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, M>) {
   const memoryStore = options.memoryStore ?? boundedMemoryStore<M>();
+  /** The answer cache key of a question, when it may be cached at all. */
+  const cacheKeyOf = async (question: string): Promise<string | undefined> => {
+    const cache = options.answerCache;
+    if (cache === undefined || asksForFreshData(question)) return undefined;
+    const classification = await options.model.classify(question);
+    if (classification.confidence < CONFIDENCE_THRESHOLD || !cache.cacheableIntents.includes(classification.intent)) return undefined;
+    return answerKey(classification);
+  };
   const answerBudget = options.answerMaxTokens ?? WORKFLOW_LIMITS.answerMaxTokens;
   const answerMaxNow = (): number => Math.max(256, Math.floor(answerBudget * Math.min(1, options.budgetFactor?.() ?? 1)));
   const State = Annotation.Root({
@@ -309,6 +332,14 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     graph,
     /** One turn of the conversation `contextId`; earlier turns' memory is restored from the checkpoint. */
     async ask(question: string, contextId: string, signal?: AbortSignal): Promise<TurnResult<I>> {
+      const cacheKey = await cacheKeyOf(question);
+      if (cacheKey !== undefined) {
+        const hit = options.answerCache?.cache.get(cacheKey);
+        if (hit !== undefined) {
+          await memoryStore.save(contextId, hit.memory);
+          return { ...hit.turn, toolCalls: 0, cached: true };
+        }
+      }
       const memory = await memoryStore.load(contextId);
       const state = await graph.invoke(
         {
@@ -331,7 +362,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         { configurable: { thread_id: contextId }, signal },
       );
       await memoryStore.save(contextId, state.memory);
-      return {
+      const turn: Omit<TurnResult<I>, 'cached'> = {
         answer: state.response,
         options: state.userOptions,
         intent: state.classification?.intent,
@@ -346,6 +377,9 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         detectSeconds: state.detectSeconds,
         data: state.data,
       };
+      const clean = turn.error === undefined && turn.toolErrors === 0 && turn.limitations.length === 0;
+      if (cacheKey !== undefined && clean) options.answerCache?.cache.set(cacheKey, { turn, memory: state.memory });
+      return { ...turn, cached: false };
     },
   };
 }

@@ -10,6 +10,7 @@ import { LIMITS } from './limits.js';
 import { measureToolResult, type BoundedToolResult, type ResourceLinkBlock, type ResultSize } from './measure.js';
 import { computeCounts, encodeCursor, PAGE_SHAPE, queryFingerprint, resolveOffset, type CountKey, type Counts, type PageRequest } from './paging.js';
 import type { SearchOutcome } from './search.js';
+import { SNAPSHOT_SHAPE, snapshotCacheFor, type SnapshotCache, type SnapshotListPayload, type SnapshotPage } from './snapshot.js';
 import { RESULT_ID_PATTERN, type ResultStore, type StoredResultMeta } from './store/types.js';
 
 export interface BoundedToolsOptions {
@@ -24,6 +25,11 @@ export interface BoundedToolsOptions {
   readonly budgetFactor?: () => number;
   /** First pages of lists larger than this are also spilled to the store (default LIMITS.spillThresholdItems). */
   readonly spillThresholdItems?: number;
+  /**
+   * Snapshots of upstream lists (tools that opt in page them without another upstream request); built on `store`.
+   * Default: one cache per store with SNAPSHOT_DEFAULTS, shared by every kit on that store.
+   */
+  readonly snapshots?: SnapshotCache | undefined;
 }
 
 export interface ToolCallContext {
@@ -33,7 +39,7 @@ export interface ToolCallContext {
 }
 
 /** What a tool hands back to the kit; the kit pages, measures, fits, spills and renders it. */
-export type ToolPayload = ObjectPayload | ListPayload | PagePayload;
+export type ToolPayload = ObjectPayload | ListPayload | PagePayload | SnapshotListPayload;
 
 export interface ObjectPayload {
   readonly kind: 'object';
@@ -96,6 +102,11 @@ export interface ListToolSpec<F extends z.ZodObject, T extends JsonValue> {
   readonly load: (filters: z.output<F>, ctx: ToolCallContext) => Promise<readonly T[] | LoadedList<T>>;
   /** Aggregates computed over the whole filtered set. */
   readonly counts?: Readonly<Record<string, CountKey<T>>>;
+  /**
+   * Page from a snapshot (SnapshotListPayload): for upstreams without server-side paging, where every page would
+   * otherwise fetch the whole list again. Adds the `refresh` argument.
+   */
+  readonly snapshot?: boolean;
 }
 
 export interface BoundedTools {
@@ -151,6 +162,10 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
   /** Exact sizes of results rendered here, so they are not tokenized a second time for metrics. */
   const known = new WeakMap<BoundedToolResult, ResultSize>();
   const { counter, store, metrics, server, logger } = options;
+  const snapshots = options.snapshots ?? snapshotCacheFor(store, metrics);
+  if (snapshots.store !== store) {
+    throw new FlotillaError('config_invalid', 'the snapshot cache must be built on the result store the kit uses');
+  }
 
   const errorResult = (error: FlotillaError): BoundedToolResult => {
     const budget = budgetNow();
@@ -170,29 +185,32 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     size: meta.bytes,
   });
 
-  async function renderList(tool: string, payload: ListPayload): Promise<BoundedToolResult> {
+  /**
+   * A whole list: its page, and for a first page over the spill threshold the stored result too. With `snapshotKey`
+   * (a snapshot list just loaded) the stored list is also indexed as the query's snapshot, and a list that has
+   * more pages than this one is stored for them even below the spill threshold.
+   */
+  async function renderList(tool: string, payload: ListPayload, snapshotKey?: string): Promise<BoundedToolResult> {
     const fingerprint = queryFingerprint(payload.query);
     const offset = resolveOffset(payload.page, fingerprint);
     const total = payload.items.length;
     const notes = [...(payload.notes ?? [])];
+    const extras = { notes: payload.notes, search: payload.search };
+    const put = (): Promise<StoredResultMeta> =>
+      store.put({ tool, item_kind: payload.itemKind, query: payload.query, counts: payload.counts ?? {}, items: payload.items });
     let stored: StoredResultMeta | undefined;
     if (payload.spill !== false && offset === 0 && total > spillThreshold) {
       try {
-        stored = await store.put({
-          tool,
-          item_kind: payload.itemKind,
-          query: payload.query,
-          counts: payload.counts ?? {},
-          items: payload.items,
-        });
+        stored = await put();
         metrics.toolSpills.inc({ tool });
+        if (snapshotKey !== undefined) await snapshots.remember(snapshotKey, stored, extras);
       } catch (error) {
         if (!isFlotillaError(error) || error.code !== 'payload_too_large') throw error;
         notes.push(`The full result was not stored: ${error.message}. Narrow the filters to page through it.`);
       }
     }
     const pageItems = payload.items.slice(offset, offset + payload.page.limit);
-    return renderPage({
+    const rendered = renderPage({
       tool,
       itemKind: payload.itemKind,
       total,
@@ -204,11 +222,72 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
       search: payload.search,
       stored,
       fingerprint,
-      nextCall: (next) =>
-        stored !== undefined
-          ? `read_result with result_id "${stored.result_id}" and offset ${next} (a stored snapshot, no new upstream call)`
-          : `${tool} with the same filters and offset ${next}`,
+      snapshotAgeSeconds: undefined,
+      nextCall: nextCallOf(tool, stored),
     });
+    if (snapshotKey !== undefined && stored === undefined && payload.spill !== false && offset + rendered.returned < total) {
+      // More pages to come: keep the list for them. Too large for the store: they fetch again, as without snapshots.
+      try {
+        await snapshots.remember(snapshotKey, await put(), extras);
+      } catch (error) {
+        if (!isFlotillaError(error) || error.code !== 'payload_too_large') throw error;
+      }
+    }
+    return rendered.result;
+  }
+
+  const nextCallOf =
+    (tool: string, stored: StoredResultMeta | undefined) =>
+    (next: number): string =>
+      stored !== undefined
+        ? `read_result with result_id "${stored.result_id}" and offset ${next} (a stored snapshot, no new upstream call)`
+        : `${tool} with the same filters and offset ${next}`;
+
+  /** A snapshot list: its page from a fresh snapshot of the query, or from a new load (which becomes the snapshot). */
+  async function renderSnapshotList(tool: string, payload: SnapshotListPayload): Promise<BoundedToolResult> {
+    const fingerprint = queryFingerprint(payload.query);
+    const offset = resolveOffset(payload.page, fingerprint);
+    const key = snapshots.key(tool, payload.query);
+    let hit: SnapshotPage | undefined;
+    if (payload.refresh === true) snapshots.bypass();
+    else hit = await snapshots.page(key, offset, payload.page.limit);
+    if (hit !== undefined) {
+      metrics.toolRawResultBytes.observe({ tool }, itemsBytes(hit.items));
+      const total = hit.meta.total_items;
+      // The first page of a large list points at the stored list, as when it was loaded.
+      const stored = offset === 0 && total > spillThreshold ? hit.meta : undefined;
+      return renderPage({
+        tool,
+        itemKind: payload.itemKind,
+        total,
+        offset,
+        limit: payload.page.limit,
+        pageItems: hit.items,
+        counts: hit.meta.counts,
+        notes: hit.notes,
+        search: hit.search,
+        stored,
+        fingerprint,
+        snapshotAgeSeconds: hit.ageSeconds > snapshots.showAgeAfterSeconds ? hit.ageSeconds : undefined,
+        nextCall: nextCallOf(tool, stored),
+      }).result;
+    }
+    const loaded = await payload.load();
+    metrics.toolRawResultBytes.observe({ tool }, itemsBytes(loaded.items));
+    return renderList(
+      tool,
+      {
+        kind: 'list',
+        itemKind: payload.itemKind,
+        items: loaded.items,
+        page: payload.page,
+        query: payload.query,
+        counts: loaded.counts,
+        notes: loaded.notes,
+        search: loaded.search,
+      },
+      loaded.reusable === false ? undefined : key,
+    );
   }
 
   interface PageView {
@@ -223,10 +302,12 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     readonly search: ListPayload['search'];
     readonly stored: StoredResultMeta | undefined;
     readonly fingerprint: string | undefined;
+    /** Set when the page came from a snapshot older than SnapshotCache.showAgeAfterSeconds. */
+    readonly snapshotAgeSeconds: number | undefined;
     readonly nextCall: (nextOffset: number) => string;
   }
 
-  function renderPage(view: PageView): BoundedToolResult {
+  function renderPage(view: PageView): { readonly result: BoundedToolResult; readonly returned: number } {
     const budget = budgetNow();
     const link = view.stored === undefined ? undefined : linkFor(view.stored);
     const reserve = link === undefined ? 0 : counter.count(JSON.stringify(link));
@@ -252,6 +333,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
         next_offset: hasMore ? nextOffset : null,
       };
       if (hasMore && view.fingerprint !== undefined && level < 3) body.next_cursor = encodeCursor(nextOffset, view.fingerprint);
+      if (view.snapshotAgeSeconds !== undefined) body.snapshot_age_seconds = view.snapshotAgeSeconds;
       if (truncated) body.truncated_by_budget = true;
       if (view.search !== undefined) {
         body.search = { scanned: view.search.scanned, capped: view.search.capped, match_cap: view.search.cap };
@@ -270,6 +352,9 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
       const steps: string[] = [];
       if (level < 3) {
         if (hasMore) steps.push(`More: call ${view.nextCall(nextOffset)}.`);
+        if (view.snapshotAgeSeconds !== undefined && !brief) {
+          steps.push(`Paged from the list as fetched ${view.snapshotAgeSeconds} s ago; call with refresh true for current data.`);
+        }
         if (truncated && !brief) steps.push(`This page was cut to the ${budget}-token budget; filters give fewer, more relevant items.`);
         if (brief && hasCounts) {
           steps.push(view.stored === undefined ? 'Counts: ask again with limit 1.' : 'Counts: read_result with summary_only true.');
@@ -301,12 +386,13 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
       tokens: fitted.tokens + reserve,
       bytes: Buffer.byteLength(fitted.text, 'utf8') + (link === undefined ? 0 : Buffer.byteLength(JSON.stringify(link), 'utf8')),
     });
-    return result;
+    return { result, returned: fitted.returned };
   }
 
   async function render(tool: string, payload: ToolPayload): Promise<BoundedToolResult> {
     const budget = budgetNow();
-    metrics.toolRawResultBytes.observe({ tool }, rawBytes(payload));
+    // A snapshot list measures what it read itself: the loaded list, or the page of the snapshot.
+    if (payload.kind !== 'snapshot_list') metrics.toolRawResultBytes.observe({ tool }, rawBytes(payload));
     switch (payload.kind) {
       case 'object': {
         const fitted = fitObject(payload.data, budget, counter, payload.overflowHint ?? 'Ask for less: a section or a filter.');
@@ -317,6 +403,8 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
       }
       case 'list':
         return renderList(tool, payload);
+      case 'snapshot_list':
+        return renderSnapshotList(tool, payload);
       case 'page':
         return renderPage({
           tool,
@@ -330,8 +418,9 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
           search: undefined,
           stored: undefined,
           fingerprint: undefined,
+          snapshotAgeSeconds: undefined,
           nextCall: payload.nextCall,
-        });
+        }).result;
     }
   }
 
@@ -377,28 +466,34 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
   }
 
   function registerList<F extends z.ZodObject, T extends JsonValue>(spec: ListToolSpec<F, T>): void {
-    const input = spec.filters.extend(PAGE_SHAPE);
     const filterKeys = Object.keys(spec.filters.shape);
+    const reserved = [...Object.keys(PAGE_SHAPE), ...(spec.snapshot === true ? Object.keys(SNAPSHOT_SHAPE) : [])].filter((key) => filterKeys.includes(key));
+    if (reserved.length > 0) throw new Error(`${spec.name}: filters must not be named ${reserved.join(', ')} (the kit adds them)`);
+    const input = spec.snapshot === true ? spec.filters.extend(PAGE_SHAPE).extend(SNAPSHOT_SHAPE) : spec.filters.extend(PAGE_SHAPE);
+    const description =
+      spec.snapshot === true
+        ? `${spec.description} Later pages with the same filters come from the list as first fetched (up to ${snapshots.ttlSeconds} s old; refresh true fetches anew).`
+        : spec.description;
     register({
       name: spec.name,
       title: spec.title,
-      description: spec.description,
+      description,
       input,
-      run: async (args, ctx) => {
+      run: async (args, ctx): Promise<ToolPayload> => {
         const all: Record<string, unknown> = args;
         const filters = Object.fromEntries(filterKeys.map((key) => [key, all[key]])) as z.output<F>;
-        const loaded = await spec.load(filters, ctx);
-        const list: LoadedList<T> = Array.isArray(loaded) ? { items: loaded } : (loaded as LoadedList<T>);
-        return {
-          kind: 'list',
-          itemKind: spec.itemKind,
-          items: list.items,
-          page: { limit: all.limit as number, offset: all.offset as number, cursor: all.cursor as string | undefined },
-          query: JSON.parse(JSON.stringify(filters)) as JsonValue,
-          counts: spec.counts === undefined ? undefined : computeCounts(list.items, spec.counts),
-          notes: list.notes,
-          search: list.search,
+        const page: PageRequest = { limit: all.limit as number, offset: all.offset as number, cursor: all.cursor as string | undefined };
+        const query = JSON.parse(JSON.stringify(filters)) as JsonValue;
+        const load = async (): Promise<LoadedList<T> & { readonly counts: Counts | undefined }> => {
+          const loaded = await spec.load(filters, ctx);
+          const list: LoadedList<T> = Array.isArray(loaded) ? { items: loaded } : (loaded as LoadedList<T>);
+          return { ...list, counts: spec.counts === undefined ? undefined : computeCounts(list.items, spec.counts) };
         };
+        if (spec.snapshot === true) {
+          return { kind: 'snapshot_list', itemKind: spec.itemKind, page, query, refresh: all.refresh === true, load };
+        }
+        const list = await load();
+        return { kind: 'list', itemKind: spec.itemKind, items: list.items, page, query, counts: list.counts, notes: list.notes, search: list.search };
       },
     });
   }
@@ -460,10 +555,14 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
  * What the tool read, in bytes of JSON, before any budget: every item of a list (one item stringified at a time,
  * never the whole list as one string), the page it was given, or the object.
  */
-function rawBytes(payload: ToolPayload): number {
+function rawBytes(payload: ObjectPayload | ListPayload | PagePayload): number {
   if (payload.kind === 'object') return Buffer.byteLength(JSON.stringify(payload.data), 'utf8');
+  return itemsBytes(payload.items);
+}
+
+function itemsBytes(items: readonly JsonValue[]): number {
   let bytes = 2;
-  for (const item of payload.items) bytes += Buffer.byteLength(JSON.stringify(item), 'utf8') + 1;
+  for (const item of items) bytes += Buffer.byteLength(JSON.stringify(item), 'utf8') + 1;
   return bytes;
 }
 

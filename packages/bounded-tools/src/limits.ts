@@ -23,6 +23,8 @@ export const LIMITS = {
   queryMaxLength: 256,
   /** Regex search: characters of one field value a regex is run on (bounds backtracking per value). */
   regexTextMax: 1_024,
+  /** Regex search: repetitions (*, +, {n,m}) in one expression; each more multiplies the backtracking on a long value. */
+  regexRepeatsMax: 2,
   /** read_result `filter` longest accepted. */
   filterMaxLength: 200,
   /** Aggregates: values listed per dimension before the rest are folded into one "(N others)" entry. */

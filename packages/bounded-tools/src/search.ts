@@ -41,9 +41,17 @@ export function compileMatcher(options: Pick<SearchOptions, 'query' | 'mode' | '
     const needle = options.query.toLowerCase();
     return (text) => text.toLowerCase().includes(needle);
   }
-  if (NESTED_QUANTIFIER.test(options.query)) {
-    throw new FlotillaError('invalid_argument', 'query has a quantified group that itself contains a quantifier (like "(a+)+"), which can take exponential time', {
-      remedy: 'Drop the outer or the inner repetition (e.g. "a+" instead of "(a+)+"), or use mode "substring".',
+  const risk = backtrackingRisk(options.query);
+  if (risk === 'repeated_group') {
+    throw new FlotillaError(
+      'invalid_argument',
+      'query repeats a group holding more than plain text (a quantifier, a class, a wildcard, a group, or alternatives that start alike, like "(a+)+" or "(.|.)+"), which can take exponential time',
+      { remedy: 'Drop the outer or the inner repetition (e.g. "a+" instead of "(a+)+"), repeat a class instead (e.g. "[a-z-]+"), or use mode "substring".' },
+    );
+  }
+  if (risk === 'repeats') {
+    throw new FlotillaError('invalid_argument', `query has more than ${LIMITS.regexRepeatsMax} repetitions (*, + or {n,m}), which can take polynomial time on long values`, {
+      remedy: `Use at most ${LIMITS.regexRepeatsMax} (e.g. "^payments-.*-prod$"), or use mode "substring".`,
     });
   }
   let regex: RegExp;
@@ -59,11 +67,86 @@ export function compileMatcher(options: Pick<SearchOptions, 'query' | 'mode' | '
   return (text) => regex.test(text.length > LIMITS.regexTextMax ? text.slice(0, LIMITS.regexTextMax) : text);
 }
 
+const QUANTIFIER = /^(?:([*+?])|\{(\d+)(?:(,)(\d*))?\})\??/;
+const GROUP_PREFIX = /^\?(?::|=|!|<=|<!|<[^>]*>)/;
+
 /**
- * A group with a quantifier inside that is itself quantified: the shape behind catastrophic backtracking
- * ("(a+)+", "(x*y*)*", "(\\w+\\s?)+"). Rejected before compiling, so no search can pin a CPU.
+ * The shapes behind catastrophic backtracking, found before compiling so no search can pin a CPU:
+ * - 'repeated_group': a group repeated more than once holding anything but plain text or alternatives of plain text
+ *   that start with different characters ("(a+)+", "(x*y*)*", "(.|.)+", "(a|aa)+", "((a+))+": exponential time);
+ *   "(ab)+" and "(api|web)+" match one way only and are fine;
+ * - 'repeats': more than LIMITS.regexRepeatsMax repetitions in all (".*.*.*.*x": polynomial time of a high degree).
  */
-const NESTED_QUANTIFIER = /\((?:[^()\\]|\\.)*(?:[+*]|\{\d+,?\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d+,?\d*\})/;
+function backtrackingRisk(pattern: string): 'repeated_group' | 'repeats' | undefined {
+  interface Group {
+    /** Holds a quantifier, a group or an atom other than a plain character. */
+    notPlain: boolean;
+    /** First character of each alternative ('' for an empty one), lower-cased. */
+    readonly firsts: string[];
+    atBranchStart: boolean;
+  }
+  const groups: Group[] = [];
+  const top = (): Group | undefined => groups[groups.length - 1];
+  const atom = (plain: string | undefined): void => {
+    const group = top();
+    if (group === undefined) return;
+    if (plain === undefined) group.notPlain = true;
+    if (group.atBranchStart) group.firsts.push((plain ?? '').toLowerCase());
+    group.atBranchStart = false;
+  };
+  let repeats = 0;
+  /** The group that ended just before the current position, if the last atom was one. */
+  let closed: Group | undefined;
+  for (let i = 0; i < pattern.length; ) {
+    const quantifier = i > 0 ? QUANTIFIER.exec(pattern.slice(i, i + 32)) : null;
+    if (quantifier !== null) {
+      const [text, symbol, min = '0', comma, max] = quantifier;
+      const most = symbol === '?' ? 1 : symbol !== undefined || (comma !== undefined && max === '') ? Infinity : Number(comma === undefined ? min : max);
+      const least = symbol === '+' ? 1 : symbol !== undefined ? 0 : Number(min);
+      if (closed !== undefined && most > 1) {
+        const alike = new Set(closed.firsts).size < closed.firsts.length || closed.firsts.includes('');
+        if (closed.notPlain || (closed.firsts.length > 1 && alike)) return 'repeated_group';
+      }
+      if (most > least && most > 1 && ++repeats > LIMITS.regexRepeatsMax) return 'repeats';
+      const group = top();
+      if (group !== undefined) group.notPlain = true;
+      closed = undefined;
+      i += text.length;
+      continue;
+    }
+    closed = undefined;
+    const c = pattern[i] ?? '';
+    if (c === '\\') {
+      const next = pattern[i + 1] ?? '';
+      atom(/[A-Za-z0-9]/.test(next) ? undefined : next);
+      i += 2;
+    } else if (c === '[') {
+      for (i += 1; i < pattern.length && pattern[i] !== ']'; i += pattern[i] === '\\' ? 2 : 1);
+      atom(undefined);
+      i += 1;
+    } else if (c === '(') {
+      atom(undefined);
+      groups.push({ notPlain: false, firsts: [], atBranchStart: true });
+      i += 1 + (GROUP_PREFIX.exec(pattern.slice(i + 1, i + 64))?.[0].length ?? 0);
+    } else if (c === ')') {
+      const group = groups.pop();
+      if (group !== undefined && group.atBranchStart) group.firsts.push('');
+      closed = group;
+      i += 1;
+    } else if (c === '|') {
+      const group = top();
+      if (group !== undefined) {
+        if (group.atBranchStart) group.firsts.push('');
+        group.atBranchStart = true;
+      }
+      i += 1;
+    } else {
+      atom(c === '.' || c === '^' || c === '$' ? undefined : c);
+      i += 1;
+    }
+  }
+  return undefined;
+}
 
 /** The searchable text fields of an item: name → value(s). */
 export type SearchFields<T> = (item: T) => Iterable<readonly [field: string, value: string | undefined]>;

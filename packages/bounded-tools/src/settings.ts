@@ -1,10 +1,12 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { boundedInt, type Settings, type SettingsSpec } from '@flotilla/core';
+import { boundedInt, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
+import { closeRedis, REDIS_SETTINGS, redisFromUrl } from '@flotilla/state';
 import { TOKEN_ENCODINGS } from '@flotilla/tokens';
 import { LIMITS, STORE_DEFAULTS } from './limits.js';
 import { createFileResultStore } from './store/file-store.js';
+import { createRedisResultStore } from './store/redis-store.js';
 import type { ResultStore } from './store/types.js';
 
 const MiB = 1024 * 1024;
@@ -41,18 +43,36 @@ export const MCP_SERVER_SETTINGS = {
     flag: 'result-disk-cap-mib',
     env: 'FLOTILLA_RESULT_DISK_CAP_MIB',
     schema: boundedInt(1, 1024 * 1024).default(STORE_DEFAULTS.diskCapBytes / MiB),
-    help: 'Disk the result store may use; the oldest results go first',
+    help: 'Disk (or Redis memory, with --redis-url) the result store may use; the oldest results go first',
   },
+  ...REDIS_SETTINGS,
 } as const satisfies SettingsSpec;
 export type McpServerSettings = Settings<typeof MCP_SERVER_SETTINGS>;
 
-/** The file result store the settings describe (one result at most 64 MiB, or the disk cap when smaller). */
-export function resultStoreFor(settings: Pick<McpServerSettings, 'dataDir' | 'resultTtlSeconds' | 'resultDiskCapMiB'>, metrics: FlotillaMetrics): Promise<ResultStore> {
-  return createFileResultStore({
-    directory: resolve(settings.dataDir),
+/**
+ * The result store the settings describe: files, or Redis with --redis-url (shared by the server's replicas, keys
+ * under `<redis-key-prefix><name>:`; an unreachable Redis fails the start naming the setting, and the store's
+ * close closes its connection). One result is at most 64 MiB, or the cap when smaller.
+ */
+export async function resultStoreFor(
+  settings: Pick<McpServerSettings, 'dataDir' | 'resultTtlSeconds' | 'resultDiskCapMiB' | 'redisUrl' | 'redisKeyPrefix'>,
+  metrics: FlotillaMetrics,
+  context: { readonly logger: Logger; readonly name: string },
+): Promise<ResultStore> {
+  const limits = {
     ttlSeconds: settings.resultTtlSeconds,
     diskCapBytes: settings.resultDiskCapMiB * MiB,
     maxResultBytes: Math.min(64, settings.resultDiskCapMiB) * MiB,
     metrics,
-  });
+  };
+  if (settings.redisUrl === undefined) return createFileResultStore({ directory: resolve(settings.dataDir), ...limits });
+  const client = await redisFromUrl(settings.redisUrl, { logger: context.logger });
+  const store = createRedisResultStore({ client, keyPrefix: `${settings.redisKeyPrefix}${context.name}:`, ...limits });
+  return {
+    ...store,
+    async close() {
+      await store.close();
+      await closeRedis(client);
+    },
+  };
 }

@@ -165,7 +165,11 @@ function firstSentence(text: string): string {
   return sentence.length > SUMMARY_LINE_CHARS ? `${sentence.slice(0, SUMMARY_LINE_CHARS - 1)}…` : sentence;
 }
 
-/** The default summariser: extractive, offline; the first sentence of each older turn. */
+/**
+ * The default summariser: extractive, offline; the first sentence of each older turn. Tool results are left out:
+ * the summary is a user message, and upstream data must reach the model only as a tool result, never as user text
+ * (it may carry instructions). What they said survives in the assistant's answers, and which tools were called.
+ */
 export function extractiveSummary(messages: readonly Message[]): string {
   const lines: string[] = [];
   for (const message of messages) {
@@ -182,7 +186,6 @@ export function extractiveSummary(messages: readonly Message[]): string {
         break;
       }
       case 'tool':
-        if (gist) lines.push(`- ${message.name} result: ${gist}`);
         break;
     }
   }

@@ -19,6 +19,8 @@ export {
   isExhausted,
   createMemorySessionStore,
   createFileSessionStore,
+  createRedisSessionStore,
+  type RedisSessionStoreOptions,
   type ProgressiveSession,
   type SessionStore,
   type SessionStoreOptions,

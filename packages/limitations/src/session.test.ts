@@ -1,18 +1,64 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { advance, createFileSessionStore, createMemorySessionStore, isExhausted, newSession, type SessionStore, type SessionStoreOptions } from './session.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '@flotilla/core';
+import { closeRedis, NO_REDIS_SERVER, redisFromUrl, redisServerBinary, startRedisServer, type LocalRedisServer, type RedisClient } from '@flotilla/state';
+import {
+  advance,
+  createFileSessionStore,
+  createMemorySessionStore,
+  createRedisSessionStore,
+  isExhausted,
+  newSession,
+  type SessionStore,
+  type SessionStoreOptions,
+} from './session.js';
 
 const base = { tool: 'list_interfaces', args: { site: 'ams1' }, itemKind: 'interfaces', batchSize: 45, total: 100 };
 
+type MakeStore = (o: SessionStoreOptions) => Promise<SessionStore>;
+
 /** One contract, every implementation. */
-const stores: [string, (o: SessionStoreOptions) => Promise<SessionStore>][] = [
+const stores: [string, MakeStore][] = [
   ['memory', (o) => Promise.resolve(createMemorySessionStore(o))],
   ['files', async (o) => createFileSessionStore(await mkdtemp(join(tmpdir(), 'flotilla-sessions-')), o)],
 ];
 
-describe.each(stores)('session store contract: %s', (_name, make) => {
+describe.each(stores)('session store contract: %s', (_name, make) => sessionStoreContract(make));
+
+const REDIS = redisServerBinary();
+describe.skipIf(REDIS === undefined)(`session store contract: redis${REDIS === undefined ? ` (skipped: ${NO_REDIS_SERVER})` : ''}`, () => {
+  let server: LocalRedisServer;
+  let client: RedisClient;
+  beforeAll(async () => {
+    server = await startRedisServer();
+    client = await redisFromUrl(server.url, { logger: silentLogger() });
+  });
+  afterAll(async () => {
+    await closeRedis(client);
+    await server.stop();
+  });
+  // A fresh prefix per store: each test sees an empty store, as with the others.
+  sessionStoreContract((o) => Promise.resolve(createRedisSessionStore({ ...o, client, keyPrefix: `test:${randomUUID()}:` })));
+
+  it('is shared by every store on the same prefix (another replica continues) and ignores a damaged value', async () => {
+    const keyPrefix = `test:${randomUUID()}:`;
+    const a = createRedisSessionStore({ client, keyPrefix });
+    const b = createRedisSessionStore({ client, keyPrefix });
+    const s = newSession({ ...base, contextId: 'ctx' }, Date.now());
+    await a.put(advance(s, 45, Date.now()));
+    expect(await b.get('ctx')).toMatchObject({ offset: 45 });
+    const keys = await client.keys(`${keyPrefix}sessions:v:*`);
+    expect(keys).toHaveLength(1);
+    await client.set(keys[0] ?? '', '{"contextId": 42', 'KEEPTTL');
+    expect(await b.get('ctx')).toBeUndefined();
+    expect(await createRedisSessionStore({ client, keyPrefix: `test:${randomUUID()}:` }).get('ctx')).toBeUndefined();
+  });
+});
+
+function sessionStoreContract(make: MakeStore): void {
   it('keeps a session per conversation and advances it', async () => {
     let now = 1_000;
     const store = await make({ now: () => now });
@@ -38,7 +84,7 @@ describe.each(stores)('session store contract: %s', (_name, make) => {
     await store.delete('c4');
     expect(await store.get('c4')).toBeUndefined();
   });
-});
+}
 
 describe('sessions', () => {
   it('advance never passes the total', () => {

@@ -2,6 +2,7 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promise
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { createRedisKeyspace, type RedisClient } from '@flotilla/state';
 
 /**
  * A progressive-disclosure session (ADR-0019): what was asked, how big one batch is, how far the person has read.
@@ -34,6 +35,8 @@ export const SESSION_DEFAULTS = {
   ttlMs: 60 * 60 * 1000,
   /** Sessions held at once; the oldest go first. */
   maxSessions: 10_000,
+  /** Largest session a shared (Redis) store keeps, as JSON; sessions are ~300 bytes. */
+  maxSessionBytes: 64 * 1024,
 } as const;
 
 export function newSession(input: Omit<ProgressiveSession, 'createdAt' | 'expiresAt' | 'offset' | 'retrieved'>, now: number, ttlMs: number = SESSION_DEFAULTS.ttlMs): ProgressiveSession {
@@ -48,7 +51,7 @@ export function advance(session: ProgressiveSession, returned: number, now: numb
 
 export const isExhausted = (session: ProgressiveSession): boolean => session.offset >= session.total;
 
-/** Where sessions live: memory (one process) or files (survives restarts); Redis plugs in behind the same seam. */
+/** Where sessions live: memory (one process), files (survives restarts) or Redis (shared by replicas). */
 export interface SessionStore {
   get(contextId: string): Promise<ProgressiveSession | undefined>;
   put(session: ProgressiveSession): Promise<void>;
@@ -156,5 +159,48 @@ export async function createFileSessionStore(directory: string, options: Session
     },
     size: async () => (await files()).length,
     sweep,
+  };
+}
+
+export interface RedisSessionStoreOptions extends SessionStoreOptions {
+  /** A connected client (`redisFromUrl`); the store never closes it. */
+  readonly client: RedisClient;
+  /** Every key starts with it, e.g. `flotilla:netbox:`; sessions live under `<prefix>sessions:`. */
+  readonly keyPrefix: string;
+}
+
+/**
+ * Sessions in Redis, shared by every replica that uses the same prefix: "next batch" answered by another replica
+ * continues where the last one stopped. A session expires at its `expiresAt` (a Redis TTL, renewed by every
+ * `advance` + put: TTL after last use); past `maxSessions` the one expiring first goes; a damaged or foreign value
+ * is ignored, never trusted. When Redis fails, operations reject with `upstream_unavailable` naming the store.
+ */
+export function createRedisSessionStore(options: RedisSessionStoreOptions): SessionStore {
+  const space = createRedisKeyspace({
+    client: options.client,
+    prefix: `${options.keyPrefix}sessions:`,
+    maxEntries: options.maxSessions ?? SESSION_DEFAULTS.maxSessions,
+    maxValueBytes: SESSION_DEFAULTS.maxSessionBytes,
+    what: 'progressive session',
+    now: options.now,
+  });
+  return {
+    async get(contextId) {
+      const raw = await space.get(contextId);
+      if (raw === undefined) return undefined;
+      let parsed;
+      try {
+        parsed = ProgressiveSessionSchema.safeParse(JSON.parse(raw));
+      } catch {
+        return undefined;
+      }
+      return parsed.success && parsed.data.contextId === contextId ? parsed.data : undefined;
+    },
+    async put(session) {
+      const valid = ProgressiveSessionSchema.parse(session);
+      await space.put(valid.contextId, JSON.stringify(valid), valid.expiresAt);
+    },
+    delete: (contextId) => space.delete(contextId),
+    size: () => space.size(),
   };
 }

@@ -121,9 +121,15 @@ export function createLlmAgent(options: LlmAgentOptions) {
   type S = typeof State.State;
   type U = typeof State.Update;
 
-  /** One LLM summary of older turns (bounded input and output); the extractive summary past the per-question cap. */
+  /**
+   * One LLM summary of older turns (bounded input and output); the extractive summary past the per-question cap. Tool
+   * results are not in its transcript: it is sent as user text, and upstream data reaches a model only as a tool result.
+   */
   async function llmSummary(older: readonly Message[], signal: AbortSignal | undefined): Promise<string> {
-    const transcript = older.map((m) => `${m.role}: ${m.text}`).join('\n');
+    const transcript = older
+      .filter((m) => m.role !== 'tool')
+      .map((m) => `${m.role}: ${m.text}${m.role === 'assistant' && (m.toolCalls?.length ?? 0) > 0 ? ` (called ${(m.toolCalls ?? []).map((c) => c.name).join(', ')})` : ''}`)
+      .join('\n');
     const now = budgetNow();
     const room = Math.max(200, Math.min(limits.summaryInputMaxTokens, Math.floor((now.maxContextTokens - now.reservedOutputTokens) / 2)));
     const reply = (await options.chat.chat.invoke(

@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { Logger } from '@flotilla/core';
-import type { AnswerTurn, CapabilityIndex } from '@flotilla/agent-kit';
+import type { AnswerTurn, CapabilityIndex, MemoryStore } from '@flotilla/agent-kit';
 import type { FlotillaMetrics, TurnOutcome } from '@flotilla/metrics';
 import type { TokenCounter } from '@flotilla/tokens';
-import { createLlmAgent, type LlmTurn } from './agent.js';
+import { createLlmAgent, type LlmMemory, type LlmTurn } from './agent.js';
 import { createChatModel } from './chat.js';
 import { contextBudgetFor, type LlmSettings } from './settings.js';
 
@@ -19,6 +19,8 @@ export interface LlmAnswerOptions {
   readonly logger: Logger;
   /** The memory guard's budget factor (0.5 while memory is tight). */
   readonly budgetFactor?: (() => number) | undefined;
+  /** Where conversations are kept between turns (Redis, shared by replicas); bounded in memory by default. */
+  readonly memoryStore?: MemoryStore<LlmMemory> | undefined;
 }
 
 /**
@@ -42,6 +44,7 @@ export function llmAnswerTurn(options: LlmAnswerOptions): AnswerTurn | undefined
     metrics,
     logger: options.logger.child({ component: 'llm' }),
     budgetFactor: options.budgetFactor,
+    memoryStore: options.memoryStore,
   });
   options.logger.info({ provider: chat.provider, model: chat.model, maxContextTokens: budget.maxContextTokens, discovery: settings.toolDiscovery }, 'LLM mode');
   return async (question, contextId) => {

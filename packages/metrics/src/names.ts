@@ -38,6 +38,10 @@ export const METRIC = {
   hybridRoutes: 'flotilla_hybrid_routes_total',
   agentTurnDuration: 'flotilla_agent_turn_duration_seconds',
   agentAnswerTokens: 'flotilla_agent_answer_tokens',
+  cacheRequests: 'flotilla_cache_requests_total',
+  cacheEvictions: 'flotilla_cache_evictions_total',
+  cacheEntries: 'flotilla_cache_entries',
+  cacheBytes: 'flotilla_cache_bytes',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
@@ -55,6 +59,7 @@ export const LABEL = {
   status: 'status',
   state: 'state',
   route: 'route',
+  cache: 'cache',
 } as const;
 
 /** The memory guard's states: normal; budgets halved; new work shed. */
@@ -92,6 +97,17 @@ export type WorkflowPath = (typeof WORKFLOW_PATHS)[number];
 /** Outcome of one MCP tool call. `tool_error` is an isError result the model reads (bad argument, upstream down). */
 export const TOOL_OUTCOMES = ['ok', 'tool_error', 'exception'] as const;
 export type ToolOutcome = (typeof TOOL_OUTCOMES)[number];
+
+/**
+ * Caches that spare upstream work: `answer`, an agent's answers by intent and entities; `snapshot`, the upstream list
+ * a list tool loaded, paged by later calls with the same filters (kept in the result store).
+ */
+export const CACHE_KINDS = ['answer', 'snapshot'] as const;
+export type CacheKind = (typeof CACHE_KINDS)[number];
+
+/** How one cache lookup ended: served from the cache; not there (or too old); skipped because fresh data was asked for. */
+export const CACHE_OUTCOMES = ['hit', 'miss', 'bypass'] as const;
+export type CacheOutcome = (typeof CACHE_OUTCOMES)[number];
 
 /** Why a stored result left the result store. */
 export const EVICTION_REASONS = ['ttl', 'disk_cap'] as const;

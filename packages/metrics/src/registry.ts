@@ -38,6 +38,10 @@ export interface FlotillaMetrics {
   readonly a2aRejected: Counter<'agent' | 'reason'>;
   readonly upstreamCircuitState: Gauge<'system' | 'state'>;
   readonly hybridRoutes: Counter<'agent' | 'route'>;
+  readonly cacheRequests: Counter<'cache' | 'outcome'>;
+  readonly cacheEvictions: Counter<'cache'>;
+  readonly cacheEntries: Gauge<'cache'>;
+  readonly cacheBytes: Gauge<'cache'>;
 }
 
 export interface MetricsOptions {
@@ -162,6 +166,30 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       name: METRIC.hybridRoutes,
       help: 'Questions in hybrid mode by route: fast (rules, no model call), discovery (the model), fallback (the model after a fast path that failed).',
       labelNames: [LABEL.agent, LABEL.route],
+      registers,
+    }),
+    cacheRequests: new Counter({
+      name: METRIC.cacheRequests,
+      help: 'Cache lookups by cache (answer, snapshot) and outcome (hit, miss, bypass: fresh data asked for).',
+      labelNames: [LABEL.cache, LABEL.outcome],
+      registers,
+    }),
+    cacheEvictions: new Counter({
+      name: METRIC.cacheEvictions,
+      help: 'Entries a cache dropped before use (expired, over its entry or byte cap, or gone from the result store), by cache.',
+      labelNames: [LABEL.cache],
+      registers,
+    }),
+    cacheEntries: new Gauge({
+      name: METRIC.cacheEntries,
+      help: 'Entries held by a cache, by cache.',
+      labelNames: [LABEL.cache],
+      registers,
+    }),
+    cacheBytes: new Gauge({
+      name: METRIC.cacheBytes,
+      help: 'Bytes held by a cache, by cache (snapshots: their size in the result store).',
+      labelNames: [LABEL.cache],
       registers,
     }),
     agentTurns: new Counter({

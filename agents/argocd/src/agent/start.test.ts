@@ -24,9 +24,9 @@ describe('flotilla agent argocd --local', () => {
     await expect(fetch(`${agent.url}/healthz`)).rejects.toThrow();
   });
 
-  it('in LLM mode answers through the model (OpenAI-compatible API), with the capability index and the llm path metered', async () => {
+  it('in LLM mode (--mode llm) answers through the model (OpenAI-compatible API), with the capability index and the llm path metered', async () => {
     const llm = await startFakeOpenAi({ apiKey: 'sk-start-test' });
-    const env = { FLOTILLA_LLM_PROVIDER: 'openai', FLOTILLA_LLM_BASE_URL: llm.baseUrl, FLOTILLA_LLM_API_KEY: 'sk-start-test', MAX_CONTEXT_TOKENS: '16000' };
+    const env = { FLOTILLA_MODE: 'llm', FLOTILLA_LLM_PROVIDER: 'openai', FLOTILLA_LLM_BASE_URL: llm.baseUrl, FLOTILLA_LLM_API_KEY: 'sk-start-test', MAX_CONTEXT_TOKENS: '16000' };
     const config = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', local: 'true', 'log-level': 'silent' }, env, 'test');
     const agent = await startArgoCdAgent(config, silentLogger());
     try {
@@ -49,5 +49,13 @@ describe('flotilla agent argocd --local', () => {
   it('refuses to start in LLM mode without a key, naming the setting', async () => {
     const config = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', local: 'true', 'llm-provider': 'anthropic' }, {}, 'test');
     await expect(startArgoCdAgent(config, silentLogger())).rejects.toThrow(/--llm-api-key/);
+  });
+});
+
+describe('flotilla agent argocd --mode', () => {
+  it('refuses a model mode without a model, naming the settings', async () => {
+    const config = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', local: 'true', mode: 'hybrid' }, {}, 'test');
+    await expect(startArgoCdAgent(config, silentLogger())).rejects.toThrow(/--mode hybrid needs a model: set --llm-provider/);
+    expect(() => parseSettings(ARGOCD_AGENT_SETTINGS, { mode: 'fast' }, {}, 'test')).toThrow(/--mode \/ FLOTILLA_MODE: must be one of rules, llm, hybrid/);
   });
 });

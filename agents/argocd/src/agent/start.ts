@@ -2,19 +2,21 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, startA2AGate, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
-import { createFileResultStore } from '@flotilla/bounded-tools';
+import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, meteredAnswerCache, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type AnswerTurn, type ToolsConnection } from '@flotilla/agent-kit';
+import { createFileResultStore, createRedisResultStore, type ResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
 import { startArgoCdSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
-import { LLM_SETTINGS, llmAnswerTurn } from '@flotilla/llm';
+import { executionMode, fastPathFailed, hybridAnswerTurn, LLM_SETTINGS, llmAnswerTurn, MODE_SETTINGS, type LlmMemory } from '@flotilla/llm';
+import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
 import { ARGOCD_PROMPT } from './prompt.js';
 import { ArgoCdClient } from '../client/argocd-client.js';
 import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 import { connectArgoCdToolsInProcess } from '../server.js';
 import { createArgoCdAgent } from './agent.js';
-import type { ArgoIntent } from './intents.js';
+import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
+import type { ArgoMemory } from './domain.js';
 
 export const ARGOCD_AGENT_SETTINGS = {
   host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
@@ -24,8 +26,10 @@ export const ARGOCD_AGENT_SETTINGS = {
   argocdToken: { flag: 'argocd-token', env: 'FLOTILLA_ARGOCD_TOKEN', schema: z.string().min(1).max(4096).optional(), help: 'Argo CD token, for in-process tools', secret: true },
   local: { flag: 'local', env: 'FLOTILLA_LOCAL', schema: BooleanFlagSchema.default(false), help: 'Also start the Argo CD simulator (819 applications) and use it', isSwitch: true },
   dataDir: { flag: 'data-dir', env: 'FLOTILLA_DATA_DIR', schema: z.string().min(1).optional(), help: 'Folder of spilled results (in-process tools); a temporary one when unset' },
+  ...REDIS_SETTINGS,
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
   ...LLM_SETTINGS,
+  ...MODE_SETTINGS,
   ...A2A_SERVER_SETTINGS,
 } as const satisfies SettingsSpec;
 export type ArgoCdAgentConfig = Settings<typeof ARGOCD_AGENT_SETTINGS>;
@@ -79,43 +83,108 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
-/** The Argo CD agent over A2A, with its tools over MCP (remote, or in process against Argo CD or the simulator). */
+/**
+ * The Argo CD agent over A2A, with its tools over MCP (remote, or in process against Argo CD or the simulator).
+ * With --redis-url, conversation memory ("next page") and (in-process tools) spilled results live in Redis under
+ * `<redis-key-prefix>argocd:`, so several replicas continue each other's conversations; an unreachable Redis stops
+ * the start with an error naming the setting.
+ */
 export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger): Promise<RunningAgent> {
+  const redis: RedisClient | undefined = config.redisUrl === undefined ? undefined : await redisFromUrl(config.redisUrl, { logger });
+  const keyPrefix = `${config.redisKeyPrefix}argocd:`;
+  try {
+    return await startWith(config, logger, redis, keyPrefix);
+  } catch (error) {
+    if (redis !== undefined) await closeRedis(redis);
+    throw error;
+  }
+}
+
+async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: RedisClient | undefined, keyPrefix: string): Promise<RunningAgent> {
+  const mode = executionMode(config.mode, config.llmProvider);
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
   const gate = await startA2AGate(config, { agent: 'argocd', metrics, logger });
-  const tools = await connectTools({
-    agent: 'argocd',
-    mcpUrl: config.mcpUrl,
-    local: config.local,
-    upstreamUrl: config.argocdUrl,
-    upstreamToken: config.argocdToken,
-    upstreamFlags: '--argocd-url and --argocd-token',
-    startSimulator: (token) => startArgoCdSimulator({ token, logger: logger.child({ component: 'argocd-sim' }) }),
-    inProcess: async (url, token) => {
-      const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-agent-')))), metrics });
-      const client = new ArgoCdClient({ baseUrl: url, token, limits: UPSTREAM_DEFAULTS, metrics, logger: logger.child({ component: 'argocd-client' }) });
-      const connected = await connectArgoCdToolsInProcess({ client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }), budgetFactor: gate.budgetFactor });
-      return {
-        client: connected.client,
-        async close() {
-          await connected.close();
-          await store.close();
-        },
-      };
-    },
-  });
+  let tools: ToolsConnection;
+  try {
+    tools = await connectTools({
+      agent: 'argocd',
+      mcpUrl: config.mcpUrl,
+      local: config.local,
+      upstreamUrl: config.argocdUrl,
+      upstreamToken: config.argocdToken,
+      upstreamFlags: '--argocd-url and --argocd-token',
+      startSimulator: (token) => startArgoCdSimulator({ token, logger: logger.child({ component: 'argocd-sim' }) }),
+      inProcess: async (url, token) => {
+        const store: ResultStore =
+          redis === undefined
+            ? await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-agent-')))), metrics })
+            : createRedisResultStore({ client: redis, keyPrefix, metrics });
+        const client = new ArgoCdClient({ baseUrl: url, token, limits: UPSTREAM_DEFAULTS, metrics, logger: logger.child({ component: 'argocd-client' }) });
+        const connected = await connectArgoCdToolsInProcess({ client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }), budgetFactor: gate.budgetFactor });
+        return {
+          client: connected.client,
+          async close() {
+            await connected.close();
+            await store.close();
+          },
+        };
+      },
+    });
+  } catch (error) {
+    gate.guard.stop();
+    throw error;
+  }
   let capabilities: CapabilityIndex;
   let llm: ReturnType<typeof llmAnswerTurn>;
   try {
     capabilities = await CapabilityIndex.fromClient(tools.client);
-    llm = llmAnswerTurn({ agent: 'argocd', settings: config, mcp: tools.client, index: capabilities, prompt: ARGOCD_PROMPT, counter, metrics, logger, budgetFactor: gate.budgetFactor });
+    llm = llmAnswerTurn({
+      agent: 'argocd',
+      settings: config,
+      mcp: tools.client,
+      index: capabilities,
+      prompt: ARGOCD_PROMPT,
+      counter,
+      metrics,
+      logger,
+      budgetFactor: gate.budgetFactor,
+      memoryStore: redis === undefined ? undefined : redisMemoryStore<LlmMemory>({ client: redis, keyPrefix: `${keyPrefix}llm-memory:` }),
+    });
   } catch (error) {
     await tools.close();
     gate.guard.stop();
     throw error;
   }
-  const agent = createArgoCdAgent({ mcp: tools.client, counter, capabilities, budgetFactor: gate.budgetFactor });
+  const agent = createArgoCdAgent({
+    mcp: tools.client,
+    counter,
+    capabilities,
+    budgetFactor: gate.budgetFactor,
+    memoryStore: redis === undefined ? undefined : redisMemoryStore<ArgoMemory>({ client: redis, keyPrefix: `${keyPrefix}memory:` }),
+    answerCache: meteredAnswerCache(metrics),
+  });
+  /** The rules workflow's answer (the fast path in hybrid mode), and whether it really answered. */
+  const rulesTurn = async (question: string, contextId: string) => {
+    const started = performance.now();
+    const turn = await agent.ask(question, contextId);
+    const path: WorkflowPath = turn.strategy ?? 'none';
+    const outcome: TurnOutcome = turn.error !== undefined ? 'failed' : 'answered';
+    const skill = turn.intent === undefined ? 'none' : SKILL_OF_INTENT[turn.intent];
+    metrics.agentTurns.inc({ agent: 'argocd', skill, path, outcome });
+    metrics.agentTurnDuration.observe({ agent: 'argocd', skill, path }, (performance.now() - started) / 1000);
+    metrics.agentAnswerTokens.observe({ agent: 'argocd' }, counter.count(turn.answer));
+    const metadata = { intent: turn.intent ?? 'none', confidence: turn.confidence, strategy: turn.strategy ?? 'none', tool_calls: turn.toolCalls, cached: turn.cached, answer_tokens: counter.count(turn.answer) };
+    return { reply: { answer: turn.answer, options: turn.options, metadata }, failed: fastPathFailed(turn) };
+  };
+  const classifier = createArgoCdClassifier();
+  const answer: AnswerTurn =
+    llm === undefined || mode === 'rules'
+      ? async (question, contextId) => (await rulesTurn(question, contextId)).reply
+      : mode === 'llm'
+        ? llm
+        : hybridAnswerTurn({ agent: 'argocd', classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics });
+  logger.info({ mode }, 'execution mode');
   const a2a = await startA2AServer({
     agent: ARGOCD_AGENT_CARD,
     host: config.host,
@@ -125,23 +194,7 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
     auth: gate.auth,
     guard: gate.guard,
     onReject: gate.onReject,
-    answer:
-      llm ??
-      (async (question, contextId) => {
-        const started = performance.now();
-        const turn = await agent.ask(question, contextId);
-        const path: WorkflowPath = turn.strategy ?? 'none';
-        const outcome: TurnOutcome = turn.error !== undefined ? 'failed' : 'answered';
-        const skill = turn.intent === undefined ? 'none' : SKILL_OF_INTENT[turn.intent];
-        metrics.agentTurns.inc({ agent: 'argocd', skill, path, outcome });
-        metrics.agentTurnDuration.observe({ agent: 'argocd', skill, path }, (performance.now() - started) / 1000);
-        metrics.agentAnswerTokens.observe({ agent: 'argocd' }, counter.count(turn.answer));
-        return {
-          answer: turn.answer,
-          options: turn.options,
-          metadata: { intent: turn.intent ?? 'none', confidence: turn.confidence, strategy: turn.strategy ?? 'none', tool_calls: turn.toolCalls, answer_tokens: counter.count(turn.answer) },
-        };
-      }),
+    answer,
   });
   return {
     url: a2a.url,
@@ -149,6 +202,7 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
       await a2a.close();
       gate.guard.stop();
       await tools.close();
+      if (redis !== undefined) await closeRedis(redis);
     },
   };
 }

@@ -40,6 +40,9 @@ export interface ArgoCdClientOptions {
   readonly circuit?: CircuitOptions | false | undefined;
 }
 
+/** A name as one URL path segment; a lone surrogate (no Argo CD name has one) becomes U+FFFD instead of a URIError. */
+const pathSegment = (name: string): string => encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
+
 /** The Argo CD REST calls Flotilla makes; each asks only for what it needs and is bounded by `limits`. */
 export class ArgoCdClient {
   private readonly http: UpstreamHttp;
@@ -75,7 +78,7 @@ export class ArgoCdClient {
    */
   async getApplication(name: string, signal?: AbortSignal): Promise<Application> {
     try {
-      return await this.http.getJson({ operation: 'get_application', path: `/api/v1/applications/${encodeURIComponent(name)}`, schema: Application, signal });
+      return await this.http.getJson({ operation: 'get_application', path: `/api/v1/applications/${pathSegment(name)}`, schema: Application, signal });
     } catch (error) {
       if (!isFlotillaError(error) || error.code !== 'upstream_auth' || error.details.status !== 403) throw error;
       const found = await this.http.getList({
@@ -98,7 +101,7 @@ export class ArgoCdClient {
   }
 
   getProject(name: string, signal?: AbortSignal): Promise<Project> {
-    return this.http.getJson({ operation: 'get_project', path: `/api/v1/projects/${encodeURIComponent(name)}`, schema: Project, signal });
+    return this.http.getJson({ operation: 'get_project', path: `/api/v1/projects/${pathSegment(name)}`, schema: Project, signal });
   }
 
   listApplicationSets(query: { projects?: readonly string[] | undefined; selector?: string | undefined }, signal?: AbortSignal): Promise<ApplicationSet[]> {

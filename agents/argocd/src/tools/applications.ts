@@ -182,6 +182,8 @@ export function registerApplicationTools(kit: BoundedTools, client: ArgoCdClient
       'one page at a time. Returns total, counts by sync, health, project and cluster over ALL matching applications, and a page of rows. ' +
       'Prefer filters or search_argocd_resources over paging through everything.',
     itemKind: 'applications',
+    // Argo CD has no server-side paging: later pages come from the list the first call fetched.
+    snapshot: true,
     filters: ApplicationFilters,
     load: async (filters, ctx) => {
       const projects = filters.project === undefined ? undefined : typeof filters.project === 'string' ? [filters.project] : filters.project;

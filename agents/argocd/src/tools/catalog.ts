@@ -18,6 +18,8 @@ export function registerCatalogTools(kit: BoundedTools, client: ArgoCdClient): v
     title: 'List Argo CD projects',
     description: 'List Argo CD projects (AppProjects), one page at a time, with their source repositories and destinations (first few, and totals).',
     itemKind: 'projects',
+    // Argo CD has no server-side paging: later pages come from the list the first call fetched.
+    snapshot: true,
     filters: z.strictObject({ name_contains: nameContains }),
     load: async (filters, ctx) => (await client.listProjects(ctx.signal)).filter((p) => contains(p.metadata.name, filters.name_contains)).map(projectRow),
   });
@@ -27,6 +29,8 @@ export function registerCatalogTools(kit: BoundedTools, client: ArgoCdClient): v
     title: 'List Argo CD application sets',
     description: 'List Argo CD ApplicationSets, one page at a time: generators, target project, generated application count and errors.',
     itemKind: 'applicationsets',
+    // Argo CD has no server-side paging: later pages come from the list the first call fetched.
+    snapshot: true,
     filters: z.strictObject({
       project: z.string().min(1).max(253).optional().describe('Project of the generated applications.'),
       selector: z.string().min(1).max(256).optional().describe('Kubernetes label selector on the ApplicationSet.'),

@@ -103,6 +103,8 @@ export function registerSearchTool(kit: BoundedTools, client: ArgoCdClient): voi
       'Use this FIRST for any question that names something ("payments", "team=core", a repo). Substring by default, regex with mode "regex". ' +
       'Stops at 1000 matches and says so.',
     itemKind: 'matches',
+    // Argo CD has no server-side paging: later pages come from the list the first call fetched.
+    snapshot: true,
     filters: z.strictObject({
       ...SEARCH_SHAPE,
       resource_types: z

@@ -1,10 +1,14 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { createWorkflow, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
+import { createWorkflow, type AnswerCache, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import type { TokenCounter } from '@flotilla/tokens';
 import { createNetBoxDomain } from './domain.js';
 import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
+
+
+/** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
+export const CACHEABLE_INTENTS: readonly NetBoxIntent[] = ['list_sites', 'list_devices', 'device_details', 'site_interfaces', 'device_interfaces', 'list_cables', 'list_vlans', 'list_prefixes', 'prefix_free', 'prefix_used', 'search', 'help'];
 
 export interface NetBoxAgentOptions {
   /** An MCP client connected to the NetBox MCP server (in memory or over HTTP). */
@@ -16,6 +20,8 @@ export interface NetBoxAgentOptions {
   readonly capabilities?: CapabilityIndex | undefined;
   /** The memory guard's budget factor (0.5 while memory is tight): halves the answer budget. */
   readonly budgetFactor?: (() => number) | undefined;
+  /** Reuses answers to the same standalone question for 5 minutes (never continuations, never "refresh"/"now"). */
+  readonly answerCache?: AnswerCache<CachedTurn<NetBoxIntent, ProgressiveSession>> | undefined;
   /** Progressive sessions kept here too (files: a restarted agent continues "next batch"). */
   readonly sessions?: SessionStore;
   /** The shared rate limiter's state, when the tools run in this process. */
@@ -40,6 +46,7 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     checkpointer: options.checkpointer,
     capabilities: options.capabilities,
     budgetFactor: options.budgetFactor,
+    answerCache: options.answerCache === undefined ? undefined : { cache: options.answerCache, cacheableIntents: CACHEABLE_INTENTS },
     memoryStore: options.sessions === undefined ? undefined : sessionMemory(options.sessions),
   });
 }

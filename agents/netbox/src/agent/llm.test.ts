@@ -12,7 +12,7 @@ type AnthropicBody = { system?: unknown; tools?: { name: string }[]; messages: {
 describe('flotilla agent netbox --local in LLM mode (Anthropic)', () => {
   it('answers over A2A through the model: the capability index first, the tool it loaded, and the result it read', async () => {
     const llm = await startFakeAnthropic({ apiKey: 'sk-ant-netbox-test' });
-    const env = { FLOTILLA_LLM_PROVIDER: 'anthropic', FLOTILLA_LLM_BASE_URL: llm.baseUrl, FLOTILLA_LLM_API_KEY: 'sk-ant-netbox-test' };
+    const env = { FLOTILLA_MODE: 'llm', FLOTILLA_LLM_PROVIDER: 'anthropic', FLOTILLA_LLM_BASE_URL: llm.baseUrl, FLOTILLA_LLM_API_KEY: 'sk-ant-netbox-test' };
     const config = parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', local: 'true', 'log-level': 'silent' }, env, 'test');
     const agent = await startNetBoxAgent(config, silentLogger());
     try {

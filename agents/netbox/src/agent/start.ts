@@ -2,20 +2,33 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, startA2AGate, startA2AServer, type AgentDescription, type TurnResult } from '@flotilla/agent-kit';
-import { createFileResultStore } from '@flotilla/bounded-tools';
+import {
+  A2A_SERVER_SETTINGS,
+  CapabilityIndex,
+  connectTools,
+  meteredAnswerCache,
+  redisMemoryStore,
+  startA2AGate,
+  startA2AServer,
+  type AgentDescription,
+  type AnswerTurn,
+  type ToolsConnection,
+  type TurnResult,
+} from '@flotilla/agent-kit';
+import { createFileResultStore, createRedisResultStore, type ResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
-import { createFileSessionStore, createMemorySessionStore, type RateState, type SessionStore } from '@flotilla/limitations';
+import { createFileSessionStore, createMemorySessionStore, createRedisSessionStore, type RateState, type SessionStore } from '@flotilla/limitations';
+import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
 import { startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
-import { LLM_SETTINGS, llmAnswerTurn } from '@flotilla/llm';
+import { executionMode, fastPathFailed, hybridAnswerTurn, LLM_SETTINGS, llmAnswerTurn, MODE_SETTINGS, type LlmMemory } from '@flotilla/llm';
 import { NETBOX_PROMPT } from './prompt.js';
 import { NETBOX_DEFAULTS } from '../client/netbox-client.js';
 import { NETBOX_UPSTREAM_SETTINGS } from '../config.js';
 import { connectNetBoxToolsInProcess, netBoxClientFrom } from '../server.js';
 import { createNetBoxAgent } from './agent.js';
-import type { NetBoxIntent } from './intents.js';
+import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
 
 export const NETBOX_AGENT_SETTINGS = {
   host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
@@ -29,11 +42,13 @@ export const NETBOX_AGENT_SETTINGS = {
     flag: 'state-dir',
     env: 'FLOTILLA_STATE_DIR',
     schema: z.string().min(1).optional(),
-    help: 'Folder of progressive-disclosure sessions, so "next batch" survives a restart; in memory when unset',
+    help: 'Folder of progressive-disclosure sessions, so "next batch" survives a restart; in memory when unset (Redis with --redis-url)',
   },
+  ...REDIS_SETTINGS,
   ...NETBOX_UPSTREAM_SETTINGS,
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
   ...LLM_SETTINGS,
+  ...MODE_SETTINGS,
   ...A2A_SERVER_SETTINGS,
 } as const satisfies SettingsSpec;
 export type NetBoxAgentConfig = Settings<typeof NETBOX_AGENT_SETTINGS>;
@@ -110,55 +125,123 @@ export function recordTurn(metrics: FlotillaMetrics, turn: TurnResult<NetBoxInte
   if (turn.detectSeconds !== undefined) metrics.limitationDetectSeconds.observe({ agent: 'netbox' }, turn.detectSeconds);
 }
 
-/** The NetBox agent over A2A, with its tools over MCP (remote, or in process against NetBox or the simulator). */
+/**
+ * The NetBox agent over A2A, with its tools over MCP (remote, or in process against NetBox or the simulator).
+ * With --redis-url, progressive sessions, LLM conversations and (in-process tools) spilled results live in Redis
+ * under `<redis-key-prefix>netbox:`, so several replicas continue each other's conversations; an unreachable Redis
+ * stops the start with an error naming the setting.
+ */
 export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger): Promise<RunningNetBoxAgent> {
+  const redis: RedisClient | undefined = config.redisUrl === undefined ? undefined : await redisFromUrl(config.redisUrl, { logger });
+  const keyPrefix = `${config.redisKeyPrefix}netbox:`;
+  try {
+    return await startWith(config, logger, redis, keyPrefix);
+  } catch (error) {
+    if (redis !== undefined) await closeRedis(redis);
+    throw error;
+  }
+}
+
+async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: RedisClient | undefined, keyPrefix: string): Promise<RunningNetBoxAgent> {
+  const mode = executionMode(config.mode, config.llmProvider);
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
   const gate = await startA2AGate(config, { agent: 'netbox', metrics, logger });
   let rate: (() => RateState | undefined) | undefined;
-  const tools = await connectTools({
-    agent: 'netbox',
-    mcpUrl: config.mcpUrl,
-    local: config.local,
-    upstreamUrl: config.netboxUrl,
-    upstreamToken: config.netboxToken,
-    upstreamFlags: '--netbox-url and --netbox-token',
-    startSimulator: (token) => startNetBoxSimulator({ token, logger: logger.child({ component: 'netbox-sim' }) }),
-    inProcess: async (url, token) => {
-      const store = await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-netbox-')))), metrics });
-      const client = netBoxClientFrom(url, token, config, metrics, logger.child({ component: 'netbox-client' }));
-      const limiter = client.limiter;
-      if (limiter !== undefined) rate = () => ({ available: limiter.available(), ratePerSecond: limiter.settings.ratePerSecond });
-      const connected = await connectNetBoxToolsInProcess({
-        client,
-        counter,
-        store,
-        metrics,
-        logger: logger.child({ component: 'netbox-mcp' }),
-        walk: { ...NETBOX_DEFAULTS.walk, maxCalls: config.walkMaxCalls },
-        budgetFactor: gate.budgetFactor,
-      });
-      return {
-        client: connected.client,
-        async close() {
-          await connected.close();
-          await store.close();
-        },
-      };
-    },
-  });
-  const sessions: SessionStore = config.stateDir === undefined ? createMemorySessionStore() : await createFileSessionStore(resolve(config.stateDir));
+  let tools: ToolsConnection & { readonly simulator: RunningNetBoxSimulator | undefined };
+  try {
+    tools = await connectTools({
+      agent: 'netbox',
+      mcpUrl: config.mcpUrl,
+      local: config.local,
+      upstreamUrl: config.netboxUrl,
+      upstreamToken: config.netboxToken,
+      upstreamFlags: '--netbox-url and --netbox-token',
+      startSimulator: (token) => startNetBoxSimulator({ token, logger: logger.child({ component: 'netbox-sim' }) }),
+      inProcess: async (url, token) => {
+        const store: ResultStore =
+          redis === undefined
+            ? await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-netbox-')))), metrics })
+            : createRedisResultStore({ client: redis, keyPrefix, metrics });
+        const client = netBoxClientFrom(url, token, config, metrics, logger.child({ component: 'netbox-client' }));
+        const limiter = client.limiter;
+        if (limiter !== undefined) rate = () => ({ available: limiter.available(), ratePerSecond: limiter.settings.ratePerSecond });
+        const connected = await connectNetBoxToolsInProcess({
+          client,
+          counter,
+          store,
+          metrics,
+          logger: logger.child({ component: 'netbox-mcp' }),
+          walk: { ...NETBOX_DEFAULTS.walk, maxCalls: config.walkMaxCalls },
+          budgetFactor: gate.budgetFactor,
+        });
+        return {
+          client: connected.client,
+          async close() {
+            await connected.close();
+            await store.close();
+          },
+        };
+      },
+    });
+  } catch (error) {
+    gate.guard.stop();
+    throw error;
+  }
+  const sessions: SessionStore =
+    redis !== undefined
+      ? createRedisSessionStore({ client: redis, keyPrefix })
+      : config.stateDir === undefined
+        ? createMemorySessionStore()
+        : await createFileSessionStore(resolve(config.stateDir));
   let capabilities: CapabilityIndex;
   let llm: ReturnType<typeof llmAnswerTurn>;
   try {
     capabilities = await CapabilityIndex.fromClient(tools.client);
-    llm = llmAnswerTurn({ agent: 'netbox', settings: config, mcp: tools.client, index: capabilities, prompt: NETBOX_PROMPT, counter, metrics, logger, budgetFactor: gate.budgetFactor });
+    llm = llmAnswerTurn({
+      agent: 'netbox',
+      settings: config,
+      mcp: tools.client,
+      index: capabilities,
+      prompt: NETBOX_PROMPT,
+      counter,
+      metrics,
+      logger,
+      budgetFactor: gate.budgetFactor,
+      memoryStore: redis === undefined ? undefined : redisMemoryStore<LlmMemory>({ client: redis, keyPrefix: `${keyPrefix}llm-memory:` }),
+    });
   } catch (error) {
     await tools.close();
     gate.guard.stop();
     throw error;
   }
-  const agent = createNetBoxAgent({ mcp: tools.client, counter, capabilities, sessions, rate, budgetFactor: gate.budgetFactor });
+  const agent = createNetBoxAgent({ mcp: tools.client, counter, capabilities, sessions, rate, budgetFactor: gate.budgetFactor, answerCache: meteredAnswerCache(metrics) });
+  /** The rules workflow's answer (the fast path in hybrid mode), and whether it really answered. */
+  const rulesTurn = async (question: string, contextId: string) => {
+    const started = performance.now();
+    const turn = await agent.ask(question, contextId);
+    const answerTokens = counter.count(turn.answer);
+    recordTurn(metrics, turn, (performance.now() - started) / 1000, answerTokens);
+    const metadata = {
+      intent: turn.intent ?? 'none',
+      confidence: turn.confidence,
+      strategy: turn.strategy ?? 'none',
+      tool_calls: turn.toolCalls,
+      cached: turn.cached,
+      answer_tokens: answerTokens,
+      limitations: turn.limitations.map((l) => l.kind).join(','),
+      handling: (turn.handling?.strategies ?? []).join(','),
+    };
+    return { reply: { answer: turn.answer, options: turn.options, data: turn.data, metadata }, failed: fastPathFailed(turn) };
+  };
+  const classifier = createNetBoxClassifier();
+  const answer: AnswerTurn =
+    llm === undefined || mode === 'rules'
+      ? async (question, contextId) => (await rulesTurn(question, contextId)).reply
+      : mode === 'llm'
+        ? llm
+        : hybridAnswerTurn({ agent: 'netbox', classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics });
+  logger.info({ mode }, 'execution mode');
   const a2a = await startA2AServer({
     agent: NETBOX_AGENT_CARD,
     host: config.host,
@@ -168,28 +251,7 @@ export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger
     auth: gate.auth,
     guard: gate.guard,
     onReject: gate.onReject,
-    answer:
-      llm ??
-      (async (question, contextId) => {
-        const started = performance.now();
-        const turn = await agent.ask(question, contextId);
-        const answerTokens = counter.count(turn.answer);
-        recordTurn(metrics, turn, (performance.now() - started) / 1000, answerTokens);
-        return {
-          answer: turn.answer,
-          options: turn.options,
-          data: turn.data,
-          metadata: {
-            intent: turn.intent ?? 'none',
-            confidence: turn.confidence,
-            strategy: turn.strategy ?? 'none',
-            tool_calls: turn.toolCalls,
-            answer_tokens: answerTokens,
-            limitations: turn.limitations.map((l) => l.kind).join(','),
-            handling: (turn.handling?.strategies ?? []).join(','),
-          },
-        };
-      }),
+    answer,
   });
   return {
     url: a2a.url,
@@ -199,6 +261,7 @@ export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger
       await a2a.close();
       gate.guard.stop();
       await tools.close();
+      if (redis !== undefined) await closeRedis(redis);
     },
   };
 }

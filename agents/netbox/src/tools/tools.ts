@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FlotillaError } from '@flotilla/core';
-import { LIMITS, PAGE_SHAPE, computeCounts, type BoundedTools, type JsonObject, type ToolPayload } from '@flotilla/bounded-tools';
+import { LIMITS, PAGE_SHAPE, SNAPSHOT_DEFAULTS, SNAPSHOT_SHAPE, computeCounts, type BoundedTools, type JsonObject, type ToolPayload } from '@flotilla/bounded-tools';
 import { representativeSample, sampleSize } from '@flotilla/limitations';
 import { NETBOX_MODEL_NAMES, type Filters, type NetBoxClient, type NetBoxModel, type WalkLimits, type WalkResult } from '../client/netbox-client.js';
 import type { Interface } from '../client/schemas.js';
@@ -169,8 +169,9 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
     description:
       'Interfaces of one device, of many devices (device_id list), or of every device at a site (optionally one role). ' +
       'Many devices are read exactly in few requests (repeated-id batches or a site filter, never one request per device); ' +
-      'the result carries counts by device, type and state, and large results come back with a result_id for read_result.',
-    input: InterfaceFilters.extend(PAGE),
+      'the result carries counts by device, type and state, and large results come back with a result_id for read_result. ' +
+      `Later pages of a many-device read with the same filters come from the interfaces as first read (up to ${SNAPSHOT_DEFAULTS.ttlSeconds} s old; refresh true reads anew).`,
+    input: InterfaceFilters.extend(PAGE).extend(SNAPSHOT_SHAPE),
     run: async (args, ctx): Promise<ToolPayload> => {
       const common: Filters = { type: args.type, enabled: args.enabled, cabled: args.cabled, mgmt_only: args.mgmt_only };
       const deviceIds = asList(args.device_id);
@@ -192,40 +193,50 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
           nextCall: (next) => `list_interfaces with the same filters and offset ${next}`,
         };
       }
-      let walk: WalkResult<Interface>;
-      let naive: number | undefined;
-      let sampled: { shown: number; of: number } | undefined;
-      if (args.sample) {
-        // A quick look: list the parents (ids only), take a spread sample, read its interfaces in one batch.
-        const parents = await client.walk('devices', { site: args.site, role: args.role, id: deviceIds }, { ...options.walk, maxCalls: Math.min(5, options.walk.maxCalls) }, ctx.signal);
-        const all = parents.items.map((d) => d.id);
-        const chosen = representativeSample(all, sampleSize(all.length, 'interfaces'));
-        sampled = { shown: chosen.length, of: parents.count };
-        naive = 1 + parents.count;
-        const children = await client.walkByIds('interfaces', 'device_id', chosen, { ...common }, { ...options.walk, maxCalls: options.walk.maxCalls - parents.calls }, ctx.signal);
-        walk = { ...children, calls: children.calls + parents.calls };
-      } else if (deviceIds !== undefined) {
-        // Parents by id: repeated-id batches, each paged; about ids / idsPerBatch + pages requests.
-        naive = deviceIds.length;
-        walk = await client.walkByIds('interfaces', 'device_id', deviceIds, { ...common, site: args.site, role: args.role }, options.walk, ctx.signal);
-      } else {
-        // Every device of a site (and role): NetBox filters interfaces by the device's site and role itself.
-        walk = await client.walk('interfaces', { ...common, site: args.site, role: args.role }, options.walk, ctx.signal);
-      }
-      const rows = walk.items.map(interfaceRow);
+      // A relation walk reads the whole set (tens of requests for a big site): later pages come from its snapshot.
+      const load = async () => {
+        let walk: WalkResult<Interface>;
+        let naive: number | undefined;
+        let sampled: { shown: number; of: number } | undefined;
+        if (args.sample) {
+          // A quick look: list the parents (ids only), take a spread sample, read its interfaces in one batch.
+          const parents = await client.walk('devices', { site: args.site, role: args.role, id: deviceIds }, { ...options.walk, maxCalls: Math.min(5, options.walk.maxCalls) }, ctx.signal);
+          const all = parents.items.map((d) => d.id);
+          const chosen = representativeSample(all, sampleSize(all.length, 'interfaces'));
+          sampled = { shown: chosen.length, of: parents.count };
+          naive = 1 + parents.count;
+          const children = await client.walkByIds('interfaces', 'device_id', chosen, { ...common }, { ...options.walk, maxCalls: options.walk.maxCalls - parents.calls }, ctx.signal);
+          walk = { ...children, calls: children.calls + parents.calls };
+        } else if (deviceIds !== undefined) {
+          // Parents by id: repeated-id batches, each paged; about ids / idsPerBatch + pages requests.
+          naive = deviceIds.length;
+          walk = await client.walkByIds('interfaces', 'device_id', deviceIds, { ...common, site: args.site, role: args.role }, options.walk, ctx.signal);
+        } else {
+          // Every device of a site (and role): NetBox filters interfaces by the device's site and role itself.
+          walk = await client.walk('interfaces', { ...common, site: args.site, role: args.role }, options.walk, ctx.signal);
+        }
+        const rows = walk.items.map(interfaceRow);
+        return {
+          items: rows,
+          counts: computeCounts(rows, {
+            by_device: (r) => text(r.device),
+            by_type: (r) => text(r.type),
+            by_enabled: (r) => text(r.enabled),
+            by_cabled: (r) => text(r.cabled),
+          }),
+          notes: walkNotes(walk, naive, sampled),
+          // A walk cut short by a rate limit or an outage is partial for now: the next call reads again. One that
+          // stopped at its call cap stops there every time: later pages may come from it.
+          reusable: walk.stoppedEarly === undefined || walk.stoppedEarly.code === 'payload_too_large',
+        };
+      };
       return {
-        kind: 'list',
+        kind: 'snapshot_list',
         itemKind: 'interfaces',
-        items: rows,
         page: { limit: args.limit, offset: args.offset },
-        query: JSON.parse(JSON.stringify({ ...args, limit: undefined, offset: undefined })) as JsonObject,
-        counts: computeCounts(rows, {
-          by_device: (r) => text(r.device),
-          by_type: (r) => text(r.type),
-          by_enabled: (r) => text(r.enabled),
-          by_cabled: (r) => text(r.cabled),
-        }),
-        notes: walkNotes(walk, naive, sampled),
+        query: JSON.parse(JSON.stringify({ ...args, limit: undefined, offset: undefined, refresh: undefined })) as JsonObject,
+        refresh: args.refresh,
+        load,
       };
     },
   });

@@ -1,12 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics, METRIC } from '@flotilla/metrics';
-import { isFlotillaError } from '@flotilla/core';
+import { isFlotillaError, silentLogger } from '@flotilla/core';
+import { closeRedis, NO_REDIS_SERVER, redisFromUrl, redisServerBinary, startRedisServer, type LocalRedisServer, type RedisClient } from '@flotilla/state';
 import type { JsonValue } from '../json.js';
 import { createFileResultStore } from './file-store.js';
 import { createMemoryResultStore } from './memory-store.js';
+import { createRedisResultStore } from './redis-store.js';
 import type { StoreOptions } from './common.js';
 import type { ResultStore } from './types.js';
 
@@ -37,71 +40,126 @@ async function errorCode(promise: Promise<unknown>): Promise<string> {
 }
 
 for (const [kind, make] of Object.entries(implementations)) {
-  describe(`${kind} result store contract`, () => {
-    it('stores a result and reads it back page by page, in order, with multi-byte text', async () => {
-      const store = await make({});
-      const data = items(1000);
-      const meta = await store.put({ tool: 't', item_kind: 'things', query: { q: 1 }, counts: { by_team: { t0: 334 } }, items: data });
-      expect(meta).toMatchObject({ total_items: 1000, item_kind: 'things', uri: `flotilla://results/${meta.result_id}` });
-      expect(meta.bytes).toBeGreaterThan(0);
-      const seen: JsonValue[] = [];
-      for (let offset = 0; offset < 1000; offset += 137) {
-        const page = await store.read(meta.result_id, { offset, limit: 137 });
-        expect(page.total).toBe(1000);
-        seen.push(...page.items);
-      }
-      expect(seen).toEqual(data);
-      expect((await store.read(meta.result_id, { offset: 5000, limit: 10 })).items).toEqual([]);
-      await store.close();
-    });
+  describe(`${kind} result store contract`, () => resultStoreContract(make));
+}
 
-    it('filters across the whole result and pages the matches', async () => {
-      const store = await make({});
-      const meta = await store.put({ tool: 't', item_kind: 'things', query: null, counts: {}, items: items(600) });
-      const isT1 = (item: JsonValue): boolean => (item as { team: string }).team === 't1';
-      const first = await store.read(meta.result_id, { offset: 0, limit: 50, filter: isT1 });
-      const second = await store.read(meta.result_id, { offset: 50, limit: 500, filter: isT1 });
-      expect(first.total).toBe(200);
-      expect(first.items).toHaveLength(50);
-      expect(second.items).toHaveLength(150);
-      expect([...first.items, ...second.items].every(isT1)).toBe(true);
-      await store.close();
-    });
+const REDIS = redisServerBinary();
+describe.skipIf(REDIS === undefined)(`redis result store contract${REDIS === undefined ? ` (skipped: ${NO_REDIS_SERVER})` : ''}`, () => {
+  let server: LocalRedisServer;
+  let client: RedisClient;
+  beforeAll(async () => {
+    server = await startRedisServer();
+    client = await redisFromUrl(server.url, { logger: silentLogger() });
+  });
+  afterAll(async () => {
+    await closeRedis(client);
+    await server.stop();
+  });
+  // A fresh prefix per store: each test sees an empty store, as with the others.
+  resultStoreContract((options) => Promise.resolve(createRedisResultStore({ ...options, client, keyPrefix: `test:${randomUUID()}:` })));
 
-    it('says not_found for unknown ids and result_expired after the TTL', async () => {
-      let clock = 1_000_000;
-      const metrics = createMetrics();
-      const store = await make({ ttlSeconds: 60, now: () => clock, metrics });
-      expect(await errorCode(store.meta('r_000000000000000000000000'))).toBe('not_found');
+  it('is shared by the stores of every replica on the same prefix, keeps nothing of a refused result, and expires in Redis too', async () => {
+    const keyPrefix = `test:${randomUUID()}:`;
+    const a = createRedisResultStore({ client, keyPrefix, ttlSeconds: 60 });
+    const b = createRedisResultStore({ client, keyPrefix, ttlSeconds: 60 });
+    const data = items(700);
+    const meta = await a.put({ tool: 't', item_kind: 'things', query: { q: 1 }, counts: {}, items: data });
+    expect(await b.meta(meta.result_id)).toEqual(meta);
+    expect((await b.read(meta.result_id, { offset: 250, limit: 20 })).items).toEqual(data.slice(250, 270));
+    for (const key of await client.keys(`${keyPrefix}*`)) expect(await client.pttl(key)).toBeGreaterThan(0);
+    expect(await client.llen(`${keyPrefix}results:chunks:${meta.result_id}`)).toBe(3);
+    const small = createRedisResultStore({ client, keyPrefix, maxResultBytes: 10_000 });
+    expect(await errorCode(small.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(2_000) }))).toBe('payload_too_large');
+    expect(await client.keys(`${keyPrefix}results:pending:*`)).toEqual([]);
+    // Chunks gone under the header (evicted by Redis's own memory policy): the reader is told, not misled.
+    await client.del(`${keyPrefix}results:chunks:${meta.result_id}`);
+    expect(await errorCode(b.read(meta.result_id, { offset: 0, limit: 5 }))).toBe('result_expired');
+  });
+
+  it('answers a clear error while Redis is away', async () => {
+    const own = await startRedisServer();
+    const c = await redisFromUrl(own.url, { logger: silentLogger() });
+    try {
+      const store = createRedisResultStore({ client: c, keyPrefix: 'away:' });
       const meta = await store.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(3) });
-      clock += 59_000;
-      expect((await store.meta(meta.result_id)).total_items).toBe(3);
-      clock += 2_000;
-      expect(await errorCode(store.read(meta.result_id, { offset: 0, limit: 1 }))).toBe('result_expired');
-      await store.sweep();
-      expect(await errorCode(store.meta(meta.result_id))).toBe('result_expired');
-      expect(await metrics.registry.getSingleMetricAsString(METRIC.resultStoreEvictions)).toContain('reason="ttl"');
-      await store.close();
-    });
-
-    it('refuses a result over the per-result cap and evicts the oldest at the disk cap', async () => {
-      const metrics = createMetrics();
-      const store = await make({ maxResultBytes: 40_000, diskCapBytes: 100_000, metrics });
-      expect(await errorCode(store.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(1000, 100) }))).toBe(
-        'payload_too_large',
-      );
-      const ids: string[] = [];
-      for (let i = 0; i < 5; i += 1) {
-        ids.push((await store.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(100, 150) })).result_id);
+      await own.stop();
+      let message = '';
+      try {
+        await store.read(meta.result_id, { offset: 0, limit: 1 });
+      } catch (error) {
+        message = isFlotillaError(error) ? `${error.code}: ${error.message}` : String(error);
       }
-      // ~30 KB each under a 100 KB cap: the oldest went first, the newest are readable.
-      expect(await errorCode(store.meta(ids[0] ?? ''))).toBe('result_expired');
-      expect((await store.meta(ids[4] ?? '')).total_items).toBe(100);
-      const bytes = Number(/flotilla_result_store_bytes (\d+)/.exec(await metrics.registry.metrics())?.[1]);
-      expect(bytes).toBeLessThanOrEqual(100_000);
-      expect(await metrics.registry.getSingleMetricAsString(METRIC.resultStoreEvictions)).toContain('reason="disk_cap"');
-      await store.close();
-    });
+      expect(message).toMatch(/^upstream_unavailable: the shared state store \(Redis\) could not read a stored result: /);
+    } finally {
+      await closeRedis(c);
+    }
+  });
+});
+
+function resultStoreContract(make: (options: StoreOptions) => Promise<ResultStore>): void {
+  it('stores a result and reads it back page by page, in order, with multi-byte text', async () => {
+    const store = await make({});
+    const data = items(1000);
+    const meta = await store.put({ tool: 't', item_kind: 'things', query: { q: 1 }, counts: { by_team: { t0: 334 } }, items: data });
+    expect(meta).toMatchObject({ total_items: 1000, item_kind: 'things', uri: `flotilla://results/${meta.result_id}` });
+    expect(meta.bytes).toBeGreaterThan(0);
+    const seen: JsonValue[] = [];
+    for (let offset = 0; offset < 1000; offset += 137) {
+      const page = await store.read(meta.result_id, { offset, limit: 137 });
+      expect(page.total).toBe(1000);
+      seen.push(...page.items);
+    }
+    expect(seen).toEqual(data);
+    expect((await store.read(meta.result_id, { offset: 5000, limit: 10 })).items).toEqual([]);
+    await store.close();
+  });
+
+  it('filters across the whole result and pages the matches', async () => {
+    const store = await make({});
+    const meta = await store.put({ tool: 't', item_kind: 'things', query: null, counts: {}, items: items(600) });
+    const isT1 = (item: JsonValue): boolean => (item as { team: string }).team === 't1';
+    const first = await store.read(meta.result_id, { offset: 0, limit: 50, filter: isT1 });
+    const second = await store.read(meta.result_id, { offset: 50, limit: 500, filter: isT1 });
+    expect(first.total).toBe(200);
+    expect(first.items).toHaveLength(50);
+    expect(second.items).toHaveLength(150);
+    expect([...first.items, ...second.items].every(isT1)).toBe(true);
+    await store.close();
+  });
+
+  it('says not_found for unknown ids and result_expired after the TTL', async () => {
+    let clock = 1_000_000;
+    const metrics = createMetrics();
+    const store = await make({ ttlSeconds: 60, now: () => clock, metrics });
+    expect(await errorCode(store.meta('r_000000000000000000000000'))).toBe('not_found');
+    const meta = await store.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(3) });
+    clock += 59_000;
+    expect((await store.meta(meta.result_id)).total_items).toBe(3);
+    clock += 2_000;
+    expect(await errorCode(store.read(meta.result_id, { offset: 0, limit: 1 }))).toBe('result_expired');
+    await store.sweep();
+    expect(await errorCode(store.meta(meta.result_id))).toBe('result_expired');
+    expect(await metrics.registry.getSingleMetricAsString(METRIC.resultStoreEvictions)).toContain('reason="ttl"');
+    await store.close();
+  });
+
+  it('refuses a result over the per-result cap and evicts the oldest at the disk cap', async () => {
+    const metrics = createMetrics();
+    const store = await make({ maxResultBytes: 40_000, diskCapBytes: 100_000, metrics });
+    expect(await errorCode(store.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(1000, 100) }))).toBe(
+      'payload_too_large',
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      ids.push((await store.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(100, 150) })).result_id);
+    }
+    // ~30 KB each under a 100 KB cap: the oldest went first, the newest are readable.
+    expect(await errorCode(store.meta(ids[0] ?? ''))).toBe('result_expired');
+    expect((await store.meta(ids[4] ?? '')).total_items).toBe(100);
+    const bytes = Number(/flotilla_result_store_bytes (\d+)/.exec(await metrics.registry.metrics())?.[1]);
+    expect(bytes).toBeLessThanOrEqual(100_000);
+    expect(await metrics.registry.getSingleMetricAsString(METRIC.resultStoreEvictions)).toContain('reason="disk_cap"');
+    await store.close();
   });
 }
 

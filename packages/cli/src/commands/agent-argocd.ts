@@ -6,7 +6,8 @@ export const agentArgoCdCommand = defineCommand({
   summary: 'Start the Argo CD agent (A2A: agent card, JSON-RPC and REST); --local brings its own simulator',
   description:
     'The agent answers questions through its MCP tools: a remote Argo CD MCP server (--mcp-url), or the tools in process against\n' +
-    'Argo CD (--argocd-url, --argocd-token), or against a local simulator (--local). Conversations continue by A2A contextId.',
+    'Argo CD (--argocd-url, --argocd-token), or against a local simulator (--local). Conversations continue by A2A contextId;\n' +
+    'with --redis-url they live in Redis, shared by every replica of the agent.',
   settings: ARGOCD_AGENT_SETTINGS,
   examples: [
     'flotilla agent argocd --local',

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClientFactory } from '@a2a-js/sdk/client';
+import { parseSettings, silentLogger } from '@flotilla/core';
+import { textRequest } from '@flotilla/agent-kit';
+import { startArgoCdSimulator, startFakeOpenAi, type RunningSimulator } from '@flotilla/simulators';
+import { NO_REDIS_SERVER, redisServerBinary, startRedisServer, type LocalRedisServer } from '@flotilla/state';
+import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent, type RunningAgent } from './start.js';
+
+/** Two replicas of the Argo CD agent, one Redis (--redis-url): the conversation continues on either. */
+const TOKEN = 'replica-argocd-token';
+const REDIS = redisServerBinary();
+
+async function ask(agentUrl: string, question: string, contextId: string): Promise<string> {
+  const client = await new ClientFactory().createFromUrl(agentUrl);
+  const result = await client.sendMessage(textRequest(question, contextId));
+  if (!('artifacts' in result)) return '';
+  return (result.artifacts[0]?.parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('\n');
+}
+
+describe.skipIf(REDIS === undefined)(`Argo CD agent replicas sharing Redis${REDIS === undefined ? ` (skipped: ${NO_REDIS_SERVER})` : ''}`, () => {
+  let sim: RunningSimulator;
+  let redis: LocalRedisServer;
+  const agents: RunningAgent[] = [];
+  const start = async (env: Record<string, string> = {}): Promise<RunningAgent> => {
+    const flags = { port: '0', 'argocd-url': sim.url, 'argocd-token': TOKEN, 'log-level': 'silent' };
+    const agent = await startArgoCdAgent(parseSettings(ARGOCD_AGENT_SETTINGS, flags, { FLOTILLA_REDIS_URL: redis.url, ...env }, 'replica'), silentLogger());
+    agents.push(agent);
+    return agent;
+  };
+
+  beforeAll(async () => {
+    [sim, redis] = await Promise.all([startArgoCdSimulator({ token: TOKEN }), startRedisServer()]);
+  });
+  afterAll(async () => {
+    for (const agent of agents) await agent.close();
+    await sim.close();
+    await redis.stop();
+  });
+
+  it('"next page" asked of another replica continues the list', async () => {
+    const [a, b] = [await start(), await start()];
+    const contextId = randomUUID();
+    expect(await ask(a.url, 'list all applications', contextId)).toMatch(/Page 1 of \d+/);
+    expect(await ask(b.url, 'next page', contextId)).toMatch(/Page 2 of \d+/);
+    expect(await ask(a.url, 'next page', contextId)).toMatch(/Page 3 of \d+/);
+  });
+
+  it('in LLM mode the next turn on another replica sends the model the conversation so far', async () => {
+    const llm = await startFakeOpenAi({ apiKey: 'sk-replica-test' });
+    try {
+      const env = { FLOTILLA_MODE: 'llm', FLOTILLA_LLM_PROVIDER: 'openai', FLOTILLA_LLM_BASE_URL: llm.baseUrl, FLOTILLA_LLM_API_KEY: 'sk-replica-test', MAX_CONTEXT_TOKENS: '16000' };
+      const [a, b] = [await start(env), await start(env)];
+      const contextId = randomUUID();
+      await ask(a.url, 'list the clusters please', contextId);
+      const before = llm.requests.length;
+      await ask(b.url, 'and the projects?', contextId);
+      const next = JSON.stringify(llm.requests[before]?.body);
+      expect(next).toContain('list the clusters please');
+      expect(next).toContain('and the projects?');
+    } finally {
+      await llm.close();
+    }
+  });
+});

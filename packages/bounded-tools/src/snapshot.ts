@@ -1,0 +1,213 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { FlotillaError, isFlotillaError } from '@flotilla/core';
+import type { FlotillaMetrics } from '@flotilla/metrics';
+import type { JsonValue } from './json.js';
+import { stableStringify, type Counts, type PageRequest } from './paging.js';
+import type { SearchOutcome } from './search.js';
+import type { ResultStore, StoredResultMeta } from './store/types.js';
+
+/** Snapshot limits (the data itself lives in the result store, under its TTL and byte caps). */
+export const SNAPSHOT_DEFAULTS = {
+  /** A snapshot serves later pages this long after its upstream fetch; then the next call fetches anew. */
+  ttlSeconds: 60,
+  /** Snapshots indexed per result store; the oldest is forgotten first (its stored result stays until it expires). */
+  maxEntries: 1_000,
+  /** Pages from a snapshot older than this carry `snapshot_age_seconds`. */
+  showAgeAfterSeconds: 5,
+  /** Notes a snapshot keeps from its load (e.g. "stopped early"), each at most `noteMaxLength` characters. */
+  maxNotes: 8,
+  noteMaxLength: 500,
+} as const;
+
+/** Bounds a configured snapshot TTL may take. */
+export const SNAPSHOT_TTL_RANGE = { min: 1, max: 3_600 } as const;
+
+/** The argument a snapshotted list tool adds to its page arguments. */
+export const SNAPSHOT_SHAPE = {
+  refresh: z
+    .boolean({ message: 'refresh must be true or false' })
+    .default(false)
+    .describe('Fetch the list anew from the upstream system instead of paging the snapshot an earlier call with the same filters took (default false).'),
+} as const;
+
+export type SnapshotSearch = Pick<SearchOutcome<unknown>, 'capped' | 'cap' | 'scanned'>;
+
+/**
+ * A list the kit pages from a snapshot: the first call with a query runs `load` (the upstream fetch) and keeps the
+ * whole list in the result store; later calls with the same query and another page, within the snapshot TTL, are
+ * served from it with no upstream request (and carry `snapshot_age_seconds` when it is older than a few seconds).
+ */
+export interface SnapshotListPayload {
+  readonly kind: 'snapshot_list';
+  readonly itemKind: string;
+  readonly page: PageRequest;
+  /** The filter arguments: the snapshot's key (with the tool), the fingerprint for cursors, recorded with the result. */
+  readonly query: JsonValue;
+  /** Skip the snapshot and load anew (the `refresh` argument of SNAPSHOT_SHAPE); the new list replaces the snapshot. */
+  readonly refresh?: boolean | undefined;
+  readonly load: () => Promise<SnapshotLoad>;
+}
+
+/** The whole filtered list a snapshot list loaded, with its aggregates and notes. */
+export interface SnapshotLoad {
+  readonly items: readonly JsonValue[];
+  readonly counts?: Counts | undefined;
+  readonly notes?: readonly string[] | undefined;
+  readonly search?: SnapshotSearch | undefined;
+  /** False for a partial read (e.g. a walk that stopped early): not kept, so the next call reads again. Default true. */
+  readonly reusable?: boolean | undefined;
+}
+
+/** What a snapshot keeps beside its stored items: the load's notes and search outcome. */
+export interface SnapshotExtras {
+  readonly notes?: readonly string[] | undefined;
+  readonly search?: SnapshotSearch | undefined;
+}
+
+/** One page served from a snapshot. */
+export interface SnapshotPage {
+  readonly meta: StoredResultMeta;
+  readonly items: readonly JsonValue[];
+  /** Whole seconds since the snapshot was stored, just after its upstream fetch. */
+  readonly ageSeconds: number;
+  readonly notes: readonly string[];
+  readonly search: SnapshotSearch | undefined;
+}
+
+/**
+ * Upstream lists loaded by a list tool, kept so later pages of the same query need no upstream request. The
+ * items live in the result store (its TTL, per-result and total byte caps apply; nothing else holds them); the
+ * cache is only a bounded index from query to stored result. A snapshot is used while it is younger than the TTL
+ * and still in the store; anything else is a miss, and the caller loads again. `createSnapshotCache` keeps the
+ * index in memory, per replica (with a shared store, another replica fetches once for itself); an index in the
+ * shared state store would implement this same interface.
+ */
+export interface SnapshotCache {
+  /** The store the snapshots live in; a kit only uses a cache built on its own store. */
+  readonly store: ResultStore;
+  readonly ttlSeconds: number;
+  readonly showAgeAfterSeconds: number;
+  /** The index key of a tool's query (a digest: keys stay small whatever the filters). */
+  key(tool: string, query: JsonValue): string;
+  /** The page of a fresh snapshot, or undefined (a miss: none, too old, or gone from the store). Counts the lookup. */
+  page(key: string, offset: number, limit: number): Promise<SnapshotPage | undefined>;
+  /** Index a result just stored from an upstream fetch as the snapshot of `key` (replacing an older one). */
+  remember(key: string, meta: StoredResultMeta, extras: SnapshotExtras): Promise<void>;
+  /** Count a lookup skipped because the caller asked for fresh data. */
+  bypass(): void;
+  /** Snapshots indexed now (by this replica). */
+  readonly size: number;
+}
+
+export interface SnapshotCacheOptions {
+  /** Default SNAPSHOT_DEFAULTS.ttlSeconds; SNAPSHOT_TTL_RANGE bounds it. */
+  readonly ttlSeconds?: number;
+  /** Default SNAPSHOT_DEFAULTS.maxEntries. */
+  readonly maxEntries?: number;
+  readonly metrics?: FlotillaMetrics | undefined;
+  /** Injected clock (ms since epoch) for TTL tests. */
+  readonly now?: () => number;
+}
+
+interface Entry {
+  readonly meta: StoredResultMeta;
+  readonly at: number;
+  readonly notes: readonly string[];
+  readonly search: SnapshotSearch | undefined;
+}
+
+const CACHE = 'snapshot';
+
+export function createSnapshotCache(store: ResultStore, options: SnapshotCacheOptions = {}): SnapshotCache {
+  const ttlSeconds = options.ttlSeconds ?? SNAPSHOT_DEFAULTS.ttlSeconds;
+  const maxEntries = options.maxEntries ?? SNAPSHOT_DEFAULTS.maxEntries;
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < SNAPSHOT_TTL_RANGE.min || ttlSeconds > SNAPSHOT_TTL_RANGE.max) {
+    throw new FlotillaError('config_invalid', `snapshot TTL must be a whole number of seconds from ${SNAPSHOT_TTL_RANGE.min} to ${SNAPSHOT_TTL_RANGE.max}`);
+  }
+  if (!Number.isInteger(maxEntries) || maxEntries < 1 || maxEntries > 100_000) {
+    throw new FlotillaError('config_invalid', 'snapshot entries must be a whole number from 1 to 100000');
+  }
+  const now = options.now ?? Date.now;
+  const { metrics } = options;
+  const entries = new Map<string, Entry>();
+  let bytes = 0;
+
+  const report = (): void => {
+    metrics?.cacheEntries.set({ cache: CACHE }, entries.size);
+    metrics?.cacheBytes.set({ cache: CACHE }, bytes);
+  };
+  const drop = (key: string, evicted: boolean): void => {
+    const entry = entries.get(key);
+    if (entry === undefined) return;
+    entries.delete(key);
+    bytes -= entry.meta.bytes;
+    if (evicted) metrics?.cacheEvictions.inc({ cache: CACHE });
+    report();
+  };
+  const outcome = (which: 'hit' | 'miss' | 'bypass'): void => metrics?.cacheRequests.inc({ cache: CACHE, outcome: which });
+
+  return {
+    store,
+    ttlSeconds,
+    showAgeAfterSeconds: SNAPSHOT_DEFAULTS.showAgeAfterSeconds,
+    key(tool, query) {
+      return createHash('sha256').update(`${tool}\n${stableStringify(query)}`).digest('base64url');
+    },
+    async page(key, offset, limit) {
+      const entry = entries.get(key);
+      const age = entry === undefined ? 0 : now() - entry.at;
+      if (entry === undefined || age >= ttlSeconds * 1000 || age < 0) {
+        drop(key, true);
+        outcome('miss');
+        return undefined;
+      }
+      try {
+        const read = await store.read(entry.meta.result_id, { offset, limit });
+        outcome('hit');
+        return { meta: read.meta, items: read.items, ageSeconds: Math.floor(age / 1000), notes: entry.notes, search: entry.search };
+      } catch (error) {
+        // The store let it go (its TTL, or its byte cap made room for newer results): fetch anew.
+        if (!isFlotillaError(error) || (error.code !== 'result_expired' && error.code !== 'not_found')) throw error;
+        if (entries.get(key) === entry) drop(key, true);
+        outcome('miss');
+        return undefined;
+      }
+    },
+    remember(key, meta, extras) {
+      drop(key, false);
+      entries.set(key, {
+        meta,
+        at: now(),
+        notes: (extras.notes ?? []).slice(0, SNAPSHOT_DEFAULTS.maxNotes).map((note) => note.slice(0, SNAPSHOT_DEFAULTS.noteMaxLength)),
+        search: extras.search === undefined ? undefined : { capped: extras.search.capped, cap: extras.search.cap, scanned: extras.search.scanned },
+      });
+      bytes += meta.bytes;
+      // Oldest first (Map keeps insertion order) while over the cap.
+      for (const oldest of entries.keys()) {
+        if (entries.size <= maxEntries) break;
+        drop(oldest, true);
+      }
+      report();
+      return Promise.resolve();
+    },
+    bypass() {
+      outcome('bypass');
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}
+
+/** One snapshot cache per result store, so every kit on a store (the HTTP server builds one per request) shares it. */
+const perStore = new WeakMap<ResultStore, SnapshotCache>();
+
+export function snapshotCacheFor(store: ResultStore, metrics: FlotillaMetrics | undefined): SnapshotCache {
+  let cache = perStore.get(store);
+  if (cache === undefined) {
+    cache = createSnapshotCache(store, { metrics });
+    perStore.set(store, cache);
+  }
+  return cache;
+}
