@@ -4,13 +4,16 @@ import { parseArgs } from 'node:util';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { benchA2A } from './a2a.js';
 import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
+import { benchHybrid, formatHybridBench } from './hybrid.js';
 import { benchLlm, formatLlmBench } from './llm.js';
 import { benchNetBox } from './netbox.js';
+import { benchSoak, formatSoak, SOAK_DEFAULTS, SOAK_RANGES } from './soak.js';
 import { benchSupervisorHop } from './supervisor.js';
 
 const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results
                     --container-memory-mib 256 --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
-                    --suites netbox,supervisor,argocd,a2a,llm --netbox-latency-ms 20]
+                    --suites netbox,supervisor,argocd,a2a,llm,hybrid,soak --netbox-latency-ms 20
+                    --soak-questions 1000 --soak-clients 20 --soak-applications 10000]
 
 NetBox: the N+1 scenario (interfaces of every device at a 200-device site) read naively, batched and sampled
 against the simulator with --netbox-latency-ms per request: upstream requests, wall time, exact or not; and the
@@ -23,6 +26,22 @@ catalog's size, since each tool costs a full definition in one and an index line
 tokens per turn of a 50-turn list-everything conversation through the fake OpenAI server (its own counts) at
 MAX_CONTEXT_TOKENS 16,000 and 128,000, with the trims by kind; and fitRequest's time on a 200-message history at
 8k, 32k and 128k windows. Writes <out>/llm.json.
+
+Hybrid (issue 9's execution modes, in process, under a minute): 100 realistic questions (about two thirds simple,
+a few asked again) one at a time over A2A to the Argo CD and NetBox agents, in llm mode and in hybrid mode, each with
+a fresh fake OpenAI server (default script): model requests, model tokens (prompt + completion, the server's own
+counts), upstream calls, p50/p95 latency, answers by route (fast, discovery, fallback, cached), failed answers, and
+the reduction. Writes <out>/hybrid.json.
+
+Soak (issue 8's load and soak, about 3 minutes): --soak-questions mixed questions (32 conversations of 1-3 turns:
+lists with filters, "next page", details, searches, counts, NetBox interfaces of a site in batches, help) from
+--soak-clients concurrent A2A clients, each with its own contextIds, through the supervisor to the Argo CD agent
+(--soak-applications) and the NetBox agent (600 devices); simulators, agents and supervisor each their own process.
+Failed requests (goal 0), p50/p95 latency and throughput; each agent's and the supervisor's RSS at the end of warm-up
+(request 200 of 1,000) and at the last request (goal: growth under 10%); spilled-result files past their TTL in the
+agents' --data-dir (goal none); then the NetBox agent SIGKILLed between "interfaces of every switch in ams1" and
+"next batch" and restarted on the same port, without and with --redis-url (Debian's redis-server; skipped, saying
+why, when missing): with Redis the conversation continues. Writes <out>/soak.json.
 
 Supervisor: the hop's overhead, the NetBox agent asked directly and through the supervisor (each its own
 process), at --a2a-concurrency levels with --a2a-requests each. Writes <out>/supervisor.json.
@@ -53,7 +72,10 @@ async function main(): Promise<void> {
       'server-node-args': { type: 'string', default: '' },
       'a2a-concurrency': { type: 'string', default: '10,50' },
       'a2a-requests': { type: 'string', default: '200' },
-      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a,llm' },
+      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a,llm,hybrid,soak' },
+      'soak-questions': { type: 'string', default: String(SOAK_DEFAULTS.questions) },
+      'soak-clients': { type: 'string', default: String(SOAK_DEFAULTS.clients) },
+      'soak-applications': { type: 'string', default: String(SOAK_DEFAULTS.applications) },
       'netbox-latency-ms': { type: 'string', default: '20' },
       help: { type: 'boolean', default: false },
     },
@@ -63,10 +85,19 @@ async function main(): Promise<void> {
     return;
   }
   const suites = new Set(values.suites.split(','));
-  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a', 'llm'].includes(s));
+  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a', 'llm', 'hybrid', 'soak'].includes(s));
   const latencyMs = Number(values['netbox-latency-ms']);
   if (unknownSuites.length > 0 || !Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 5_000) {
-    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a, llm (comma-separated); --netbox-latency-ms 0-5000\n');
+    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a, llm, hybrid, soak (comma-separated); --netbox-latency-ms 0-5000\n');
+    process.exitCode = 2;
+    return;
+  }
+  const soak = { questions: Number(values['soak-questions']), clients: Number(values['soak-clients']), applications: Number(values['soak-applications']) };
+  const badSoak = (Object.keys(SOAK_RANGES) as (keyof typeof SOAK_RANGES)[]).filter((k) => !Number.isInteger(soak[k]) || soak[k] < SOAK_RANGES[k][0] || soak[k] > SOAK_RANGES[k][1]);
+  if (badSoak.length > 0) {
+    process.stderr.write(
+      `bench: ${(Object.keys(SOAK_RANGES) as (keyof typeof SOAK_RANGES)[]).map((k) => `--soak-${k} takes a whole number ${SOAK_RANGES[k][0]}-${SOAK_RANGES[k][1]}`).join(', ')}\n`,
+    );
     process.exitCode = 2;
     return;
   }
@@ -100,6 +131,12 @@ async function main(): Promise<void> {
     await writeFile(`${values.out}/llm.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...llm }, null, 2)}\n`);
     process.stdout.write(`Wrote ${values.out}/llm.json\n\n`);
   }
+  if (suites.has('hybrid')) {
+    const hybrid = await benchHybrid({ progress: (line) => process.stdout.write(line) });
+    process.stdout.write(formatHybridBench(hybrid, markdown));
+    await writeFile(`${values.out}/hybrid.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...hybrid }, null, 2)}\n`);
+    process.stdout.write(`Wrote ${values.out}/hybrid.json\n\n`);
+  }
   const cliPath = fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
   if (suites.has('supervisor')) {
     const levels = values['a2a-concurrency'].split(',').map(Number);
@@ -125,6 +162,13 @@ async function main(): Promise<void> {
     process.stdout.write(`Peak RSS of the supervisor: ${hop.supervisorPeakRssMiB.toFixed(1)} MiB.\n`);
     await writeFile(`${values.out}/supervisor.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...hop }, null, 2)}\n`);
     process.stdout.write(`Wrote ${values.out}/supervisor.json\n\n`);
+  }
+  if (suites.has('soak')) {
+    process.stdout.write(`soak: ${soak.questions} mixed questions from ${soak.clients} clients through the supervisor, ${soak.applications} applications and 600 devices...\n`);
+    const result = await benchSoak({ cli: cliPath, ...soak, progress: (line) => process.stdout.write(line) });
+    process.stdout.write(formatSoak(result, markdown));
+    await writeFile(`${values.out}/soak.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...result }, null, 2)}\n`);
+    process.stdout.write(`Wrote ${values.out}/soak.json\n\n`);
   }
   if (!suites.has('argocd') && !suites.has('a2a')) return;
   const estates = values.applications.split(',').map(Number);

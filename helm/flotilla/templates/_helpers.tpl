@@ -58,6 +58,7 @@ The pieces the chart deploys, as YAML under `components` (read it with fromYaml)
   metrics  whether it serves /metrics
   llm      whether it has an LLM mode (the llm values and its own <key>.llm apply)
   a2a      whether it serves A2A (and so requires the A2A token: FLOTILLA_A2A_TOKENS)
+  redis    whether it keeps shared state in Redis (the redis values apply; without Redis it runs one replica at most)
 */}}
 {{- define "flotilla.components" -}}
 components:
@@ -70,6 +71,7 @@ components:
     metrics: true
     llm: false
     a2a: true
+    redis: false
   - key: argocd
     name: argocd
     args: [agent, argocd]
@@ -79,6 +81,7 @@ components:
     metrics: true
     llm: true
     a2a: true
+    redis: true
   - key: netbox
     name: netbox
     args: [agent, netbox]
@@ -88,6 +91,7 @@ components:
     metrics: true
     llm: true
     a2a: true
+    redis: true
   - key: slackBot
     name: slack-bot
     args: [slack]
@@ -97,6 +101,7 @@ components:
     metrics: false
     llm: false
     a2a: false
+    redis: false
 {{- end }}
 
 {{/*
@@ -309,11 +314,21 @@ The LLM settings of one domain agent, as YAML (read it with fromYaml): the share
 {{- end }}
 
 {{/*
-The LLM mode variables of one domain agent; nothing when its provider is none. The API key comes only from a
-Secret (secretKeyRef). Fails when the provider needs a key and none is named. Call with (dict "root" $ "key" "argocd").
+The LLM mode variables of one domain agent: FLOTILLA_MODE whenever its llm.mode is set, the others only when its
+provider is not none. The API key comes only from a Secret (secretKeyRef). Fails when the provider needs a key and
+none is named, and, as the agent itself would refuse to start, on mode llm or hybrid with provider none. Call with
+(dict "root" $ "key" "argocd").
 */}}
 {{- define "flotilla.llmEnv" -}}
 {{- $llm := include "flotilla.llm" . | fromYaml }}
+{{- $mode := $llm.mode | default "" }}
+{{- if and (ne $mode "") (ne $mode "rules") (eq $llm.provider "none") }}
+{{- fail (printf "%s: llm.mode %s needs a model, but the agent's llm.provider is none: set llm.provider (or %s.llm.provider) to openai or anthropic, or the mode to rules (%s.llm.mode: rules for this agent alone)" .key $mode .key .key) }}
+{{- end }}
+{{- with $mode }}
+- name: FLOTILLA_MODE
+  value: {{ . | quote }}
+{{- end }}
 {{- if ne $llm.provider "none" }}
 {{- $secret := $llm.apiKeySecret | default dict }}
 {{- if and (not $secret.name) (eq $llm.provider "anthropic") }}
@@ -352,5 +367,81 @@ Secret (secretKeyRef). Fails when the provider needs a key and none is named. Ca
 {{- end }}
 - name: FLOTILLA_TOOL_DISCOVERY
   value: {{ $llm.toolDiscovery | default "index" | quote }}
+{{- end }}
+{{- end }}
+
+{{/* "true" when the domain agents keep their state in Redis (redis.url or redis.existingSecret.name), else empty. */}}
+{{- define "flotilla.redisEnabled" -}}
+{{- if or .Values.redis.url .Values.redis.existingSecret.name }}true{{ end }}
+{{- end }}
+
+{{/* The Secret holding the Redis URL: redis.existingSecret.name, or the one this chart creates from redis.url. */}}
+{{- define "flotilla.redisSecretName" -}}
+{{- if .Values.redis.existingSecret.name }}
+{{- .Values.redis.existingSecret.name }}
+{{- else }}
+{{- include "flotilla.suffixedName" (dict "root" . "name" "redis") }}
+{{- end }}
+{{- end }}
+
+{{/* The key of the Redis URL in that Secret: redis.existingSecret.key, or redis-url in the chart's own Secret. */}}
+{{- define "flotilla.redisSecretKey" -}}
+{{- if .Values.redis.existingSecret.name }}
+{{- .Values.redis.existingSecret.key }}
+{{- else }}
+{{- print "redis-url" }}
+{{- end }}
+{{- end }}
+
+{{/* The Redis key prefix: redis.keyPrefix, else "<release name>:" (releases sharing one Redis stay apart). */}}
+{{- define "flotilla.redisKeyPrefix" -}}
+{{- .Values.redis.keyPrefix | default (printf "%s:" .Release.Name) }}
+{{- end }}
+
+{{/*
+Checks of the redis values the schema cannot express, and the replicas they allow. Fails with a message naming the
+values to change: without Redis every replica of a domain agent keeps its own sessions, conversation memory and
+spilled results, so a follow-up ("next page", "next batch") that lands on another replica finds nothing.
+*/}}
+{{- define "flotilla.redisCheck" -}}
+{{- $r := .Values.redis }}
+{{- if and $r.existingSecret.name $r.url }}
+{{- fail "redis.existingSecret.name is set: leave redis.url empty (put the URL in that Secret, under redis.existingSecret.key)" }}
+{{- end }}
+{{- if and $r.existingSecret.name (not $r.existingSecret.key) }}
+{{- fail (printf "redis.existingSecret.key is empty (the key of the Redis URL in Secret %s)" $r.existingSecret.name) }}
+{{- end }}
+{{- $reserved := list "FLOTILLA_REDIS_URL" "FLOTILLA_REDIS_KEY_PREFIX" }}
+{{- range $key := list "supervisor" "argocd" "netbox" "slackBot" }}
+{{- range (index $.Values $key).extraEnv }}
+{{- if has .name $reserved }}
+{{- fail (printf "%s.extraEnv sets %s: Redis comes from the redis values only (redis.url or redis.existingSecret, read through a Secret; redis.keyPrefix)" $key .name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- if not (include "flotilla.redisEnabled" .) }}
+{{- range $c := (include "flotilla.components" $ | fromYaml).components }}
+{{- $v := index $.Values $c.key }}
+{{- if and $c.redis $v.enabled (gt (int $v.replicas) 1) }}
+{{- fail (printf "%s.replicas is %d but Redis is not configured: each replica would keep its own progressive sessions, conversation memory and spilled results, so a \"next page\" or \"next batch\" answered by another replica would fail. Set redis.url or redis.existingSecret.name (shared state), or %s.replicas to 1" $c.key (int $v.replicas) $c.key) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The Redis variables of a domain agent; nothing without Redis. The URL (it may hold a password) comes only from a
+Secret, through a required secretKeyRef: a missing Secret or key keeps the pod in CreateContainerConfigError instead
+of starting it without Redis (replicas that would not share their state).
+*/}}
+{{- define "flotilla.redisEnv" -}}
+{{- if include "flotilla.redisEnabled" . }}
+- name: FLOTILLA_REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "flotilla.redisSecretName" . }}
+      key: {{ include "flotilla.redisSecretKey" . }}
+- name: FLOTILLA_REDIS_KEY_PREFIX
+  value: {{ include "flotilla.redisKeyPrefix" . | quote }}
 {{- end }}
 {{- end }}

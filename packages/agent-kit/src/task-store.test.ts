@@ -24,6 +24,19 @@ describe('bounded A2A task store', () => {
     expect((await store.list(listAll())).totalSize).toBe(0);
   });
 
+  it('bounds the bytes it keeps, and lists summaries (no artifacts or history unless asked)', async () => {
+    const store = new BoundedTaskStore({ maxTasks: 100, ttlMs: 60_000, maxBytes: 50_000 });
+    const big = (id: string): Task => ({ ...task(id), artifacts: [{ artifactId: 'a', parts: [{ content: { $case: 'text', value: 'x'.repeat(20_000) } }] }], history: [{ messageId: 'm' }] }) as unknown as Task;
+    for (const id of ['a', 'b', 'c', 'd']) await store.save(big(id));
+    expect(store.size).toBe(2);
+    const listed = await store.list(listAll());
+    expect(JSON.stringify(listed).length).toBeLessThan(2_000);
+    expect(listed.tasks.every((t) => t.artifacts.length === 0 && t.history.length === 0)).toBe(true);
+    const full = await store.list({ ...(listAll() as object), includeArtifacts: true, historyLength: 5 } as never);
+    expect(full.tasks[0]?.artifacts).toHaveLength(1);
+    expect(full.tasks[0]?.history).toHaveLength(1);
+  });
+
   it('lists by context in pages, and returns copies', async () => {
     const store = new BoundedTaskStore();
     for (let i = 0; i < 120; i += 1) await store.save(task(`t${i}`, i % 2 === 0 ? 'even' : 'odd'));

@@ -11,7 +11,11 @@ export const TASK_STORE_LIMITS = {
   /** A finished task can be read back (tasks/get) this long. */
   ttlMs: 60 * 60 * 1000,
   /** Tasks one list page returns. */
-  pageMax: 100,
+  pageMax: 50,
+  /** Bytes of all tasks kept (JSON size); the least recently saved go first. */
+  maxBytes: 64 * 1024 * 1024,
+  /** History messages a list returns per task, at most (none unless asked). */
+  listHistoryMax: 10,
 } as const;
 
 /**
@@ -20,10 +24,11 @@ export const TASK_STORE_LIMITS = {
  * not found, which the protocol allows.
  */
 export class BoundedTaskStore implements TaskStore {
-  private readonly tasks = new Map<string, { task: Task; at: number }>();
+  private readonly tasks = new Map<string, { task: Task; at: number; bytes: number }>();
+  private bytes = 0;
 
   constructor(
-    private readonly limits: { readonly maxTasks: number; readonly ttlMs: number } = TASK_STORE_LIMITS,
+    private readonly limits: { readonly maxTasks: number; readonly ttlMs: number; readonly maxBytes?: number } = TASK_STORE_LIMITS,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -32,8 +37,14 @@ export class BoundedTaskStore implements TaskStore {
   }
 
   save(task: Task): Promise<void> {
-    this.tasks.delete(task.id);
-    this.tasks.set(task.id, { task: structuredClone(task), at: this.now() });
+    const old = this.tasks.get(task.id);
+    if (old !== undefined) {
+      this.tasks.delete(task.id);
+      this.bytes -= old.bytes;
+    }
+    const bytes = Buffer.byteLength(JSON.stringify(task) ?? '', 'utf8');
+    this.tasks.set(task.id, { task: structuredClone(task), at: this.now(), bytes });
+    this.bytes += bytes;
     this.evict();
     return Promise.resolve();
   }
@@ -43,6 +54,7 @@ export class BoundedTaskStore implements TaskStore {
     if (entry === undefined) return Promise.resolve(undefined);
     if (this.now() - entry.at > this.limits.ttlMs) {
       this.tasks.delete(taskId);
+      this.bytes -= entry.bytes;
       return Promise.resolve(undefined);
     }
     return Promise.resolve(structuredClone(entry.task));
@@ -56,16 +68,26 @@ export class BoundedTaskStore implements TaskStore {
       .reverse();
     const pageSize = Math.min(TASK_STORE_LIMITS.pageMax, Math.max(1, params.pageSize ?? 50));
     const offset = /^\d+$/.test(params.pageToken) ? Number(params.pageToken) : 0;
-    const page = matching.slice(offset, offset + pageSize).map((t) => structuredClone(t));
+    // A list is a summary: no artifacts unless asked, and at most a few history messages (a small request must
+    // not return megabytes of stored answers).
+    const history = Math.min(TASK_STORE_LIMITS.listHistoryMax, Math.max(0, params.historyLength ?? 0));
+    const page = matching.slice(offset, offset + pageSize).map((t) => {
+      const copy = structuredClone(t);
+      copy.history = history === 0 ? [] : copy.history.slice(-history);
+      if (params.includeArtifacts !== true) copy.artifacts = [];
+      return copy;
+    });
     const next = offset + pageSize < matching.length ? String(offset + pageSize) : '';
     return Promise.resolve({ tasks: page, nextPageToken: next, pageSize, totalSize: matching.length });
   }
 
   private evict(): void {
     const cutoff = this.now() - this.limits.ttlMs;
+    const maxBytes = this.limits.maxBytes ?? TASK_STORE_LIMITS.maxBytes;
     for (const [id, entry] of this.tasks) {
-      if (this.tasks.size <= this.limits.maxTasks && entry.at >= cutoff) break;
+      if (this.tasks.size <= this.limits.maxTasks && this.bytes <= maxBytes && entry.at >= cutoff) break;
       this.tasks.delete(id);
+      this.bytes -= entry.bytes;
     }
   }
 }

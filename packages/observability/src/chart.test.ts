@@ -42,6 +42,10 @@ const A2A_SECRET = `${RELEASE}-flotilla-a2a`;
 const A2A_TOKEN = /^[\x21-\x2b\x2d-\x7e]{16,512}$/;
 /** The variables of the agents' LLM mode (LLM_SETTINGS in @flotilla/llm). */
 const LLM_ENV = ['FLOTILLA_LLM_PROVIDER', 'FLOTILLA_LLM_MODEL', 'FLOTILLA_LLM_BASE_URL', 'FLOTILLA_LLM_API_KEY', 'MAX_CONTEXT_TOKENS', 'MIN_MESSAGES_TO_KEEP', 'FLOTILLA_TOOL_DISCOVERY'];
+/** The variables of the agents' shared state in Redis (REDIS_SETTINGS in @flotilla/state). */
+const REDIS_ENV = ['FLOTILLA_REDIS_URL', 'FLOTILLA_REDIS_KEY_PREFIX'];
+/** The chart's own Redis Secret (from redis.url). */
+const REDIS_SECRET = `${RELEASE}-flotilla-redis`;
 
 interface K8sObject {
   apiVersion: string;
@@ -128,6 +132,26 @@ function containersOf(name: string): { deployment: string; container: IContainer
 /** The LLM-mode variables of each container, by container name (empty lists included). */
 function llmEnvIn(objects: readonly K8sObject[]): Record<string, string[]> {
   return Object.fromEntries(containersIn(objects).map(({ container }) => [container.name, (container.env ?? []).map((e) => e.name).filter((n) => LLM_ENV.includes(n))]));
+}
+
+/** The Redis variables of each container, by container name (empty lists included). */
+function redisEnvIn(objects: readonly K8sObject[]): Record<string, string[]> {
+  return Object.fromEntries(containersIn(objects).map(({ container }) => [container.name, (container.env ?? []).map((e) => e.name).filter((n) => REDIS_ENV.includes(n))]));
+}
+
+/** The Deployment of `component` among `objects`; throws when there is none. */
+function deploymentIn(objects: readonly K8sObject[], component: string): Deployment {
+  const found = objects.find((o) => o.kind === 'Deployment' && componentOf(o) === component);
+  if (found === undefined) throw new Error(`no Deployment of ${component}`);
+  return new Deployment(found);
+}
+
+/** The message of a helm template that must fail (fails the test when it renders). */
+async function templateError(args: string[]): Promise<string> {
+  return template(args).then(
+    () => `rendered: ${args.join(' ')}`,
+    (e: unknown) => String(e),
+  );
 }
 
 /** The values file of a case, parsed ({} for the chart's defaults). */
@@ -379,11 +403,13 @@ describe('chart specifics', () => {
   });
 
   it('reads tokens from the chart’s Secret, or from existingSecret without creating one', () => {
-    /** The secretKeyRefs of every container, except those to the A2A Secret `a2a`. */
+    /** The secretKeyRefs of every container, except those to the A2A Secret `a2a` and the Redis URL. */
     const refs = (name: string, a2a: string): Set<string> =>
       new Set(
         containersOf(name).flatMap(({ container }) =>
-          (container.env ?? []).flatMap((e) => (e.valueFrom?.secretKeyRef && e.valueFrom.secretKeyRef.name !== a2a ? [`${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`] : [])),
+          (container.env ?? []).flatMap((e) =>
+            e.valueFrom?.secretKeyRef && e.valueFrom.secretKeyRef.name !== a2a && e.name !== 'FLOTILLA_REDIS_URL' ? [`${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`] : [],
+          ),
         ),
       );
     const secret = new Secret(one('ci/full', (o) => o.kind === 'Secret' && o.metadata.name === `${RELEASE}-flotilla-secrets`));
@@ -554,6 +580,112 @@ describe('chart specifics', () => {
       'llm.baseUrl=ftp://llm.example.com',
     ]) {
       await expect(template(['--set', set]), set).rejects.toThrow(/schema/);
+    }
+  });
+
+  it('shares the domain agents’ state in Redis with several replicas: the URL only through a required secretKeyRef, the release’s key prefix', () => {
+    const objects = objectsOf('ci/redis');
+    for (const agent of DOMAIN_AGENTS) {
+      const d = deploymentIn(objects, agent);
+      expect(d.spec?.replicas, agent).toBe(2);
+      const container = d.spec?.template.spec?.containers[0] as IContainer;
+      expect(requiredSecretRef(container, 'FLOTILLA_REDIS_URL'), agent).toBe('flotilla-redis/redis-url');
+      expect(envOf(container).get('FLOTILLA_REDIS_KEY_PREFIX'), agent).toBe(`${RELEASE}:`);
+      // Sessions live in Redis: no file persistence.
+      expect(envOf(container).has('FLOTILLA_STATE_DIR'), agent).toBe(false);
+    }
+    expect(redisEnvIn(objects)['flotilla-supervisor']).toEqual([]);
+    // The URL's Secret is the user's: the chart makes only its A2A Secret.
+    expect(objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name)).toEqual([A2A_SECRET]);
+    // Several replicas, so each agent gets its PodDisruptionBudget (the supervisor, at one replica, none).
+    const pdbs = objects.filter((o) => o.kind === 'PodDisruptionBudget').map((o) => new PodDisruptionBudget(o as never));
+    expect(pdbs.map(componentOf).sort()).toEqual([...DOMAIN_AGENTS].sort());
+    for (const pdb of pdbs) expect(pdb.spec?.maxUnavailable, pdb.metadata?.name).toBe(1);
+    // From redis.url, the chart makes the Secret (and hashes it into checksum/secret), with the chosen key prefix.
+    expect(secretData(objectsOf('ci/full'), REDIS_SECRET)).toEqual({ 'redis-url': 'rediss://flotilla:redis-password-for-ci@redis.data.svc:6380/2' });
+    for (const agent of DOMAIN_AGENTS) {
+      const container = deploymentIn(objectsOf('ci/full'), agent).spec?.template.spec?.containers[0] as IContainer;
+      expect(requiredSecretRef(container, 'FLOTILLA_REDIS_URL'), agent).toBe(`${REDIS_SECRET}/redis-url`);
+      expect(envOf(container).get('FLOTILLA_REDIS_KEY_PREFIX'), agent).toBe('flotilla-ci:');
+    }
+    // Never a plain value, in any case.
+    for (const name of CASES) {
+      for (const { container } of containersOf(name)) {
+        for (const e of (container.env ?? []).filter((e) => e.name === 'FLOTILLA_REDIS_URL')) expect(e.value, `${name} ${container.name}`).toBeUndefined();
+      }
+    }
+  });
+
+  it('sets no Redis variable without Redis (one replica per agent, sessions on the data volume)', () => {
+    for (const name of CASES.filter((c) => c !== 'ci/redis' && c !== 'ci/full')) {
+      for (const [container, names] of Object.entries(redisEnvIn(objectsOf(name)))) expect(names, `${name} ${container}`).toEqual([]);
+      expect(objectsOf(name).filter((o) => o.kind === 'Secret' && o.metadata.name === REDIS_SECRET), name).toEqual([]);
+    }
+    const netbox = deploymentIn(objectsOf('defaults'), 'netbox').spec?.template.spec?.containers[0] as IContainer;
+    expect(envOf(netbox).get('FLOTILLA_STATE_DIR')).toBe('/var/lib/flotilla/sessions');
+    for (const agent of DOMAIN_AGENTS) expect(deploymentIn(objectsOf('defaults'), agent).spec?.replicas, agent).toBe(1);
+  });
+
+  it('refuses several replicas of a domain agent without Redis, and redis values that would be ignored', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--set', 'argocd.replicas=2'], /argocd\.replicas is 2 but Redis is not configured: .*"next page" or "next batch" .* Set redis\.url or redis\.existingSecret\.name/],
+      [['--set', 'netbox.replicas=3'], /netbox\.replicas is 3 but Redis is not configured/],
+      [[...valuesArgs('ci/redis'), '--set', 'redis.existingSecret.name='], /argocd\.replicas is 2 but Redis is not configured/],
+      [['--set', 'redis.url=redis://redis:6379', '--set', 'redis.existingSecret.name=flotilla-redis'], /redis\.existingSecret\.name is set: leave redis\.url empty/],
+      [['--set', 'argocd.extraEnv[0].name=FLOTILLA_REDIS_URL', '--set', 'argocd.extraEnv[0].value=redis://redis:6379'], /argocd\.extraEnv sets FLOTILLA_REDIS_URL: Redis comes from the redis values only/],
+    ];
+    for (const [args, message] of cases) expect(await templateError(args), args.join(' ')).toMatch(message);
+    // The supervisor and the Slack bot keep no state in Redis: their replicas are not checked; nor are disabled agents.
+    await expect(template(['--set', 'supervisor.replicas=2', '--set', 'argocd.enabled=false', '--set', 'argocd.replicas=2'])).resolves.toBeDefined();
+    // Redis alone (one replica) is fine too.
+    const single = await template(['--set', 'redis.url=redis://redis.data.svc:6379']);
+    expect(redisEnvIn(single)).toEqual({ 'flotilla-supervisor': [], 'flotilla-argocd': REDIS_ENV, 'flotilla-netbox': REDIS_ENV });
+  });
+
+  it('rejects, through values.schema.json, a Redis URL that is not redis:// or rediss://, a bad key prefix and unknown redis keys', async () => {
+    await expect(template(['--set', 'redis.url=rediss://user:secret@redis.example.com:6380/15', '--set', 'redis.keyPrefix=team-a.flotilla:'])).resolves.toBeDefined();
+    const cases: [string, string][] = [
+      ['redis.url=http://redis:6379', 'redis.url: Does not match pattern'],
+      ['redis.url=redis://', 'redis.url: Does not match pattern'],
+      ['redis.url=redis://redis:6379/db0', 'redis.url: Does not match pattern'],
+      ['redis.keyPrefix=a b', 'redis.keyPrefix: Does not match pattern'],
+      [`redis.keyPrefix=${'p'.repeat(65)}`, 'redis.keyPrefix: Does not match pattern'],
+      ['redis.existingSecret.name=Not_A_Secret', 'redis.existingSecret.name: Does not match pattern'],
+      ['redis.password=secret', 'Additional property password is not allowed'],
+    ];
+    for (const [set, message] of cases) {
+      const error = await templateError(['--set', set]);
+      expect(error, set).toMatch(/schema/);
+      expect(error, set).toContain(message);
+    }
+  });
+
+  it('sets FLOTILLA_MODE only when llm.mode is set (shared, per-agent override), and refuses llm or hybrid without a provider', async () => {
+    for (const name of CASES) {
+      for (const { container } of containersOf(name)) expect(envOf(container).has('FLOTILLA_MODE'), `${name} ${container.name}`).toBe(false);
+    }
+    const modes = (objects: readonly K8sObject[]): Record<string, string | undefined> => Object.fromEntries(containersIn(objects).map(({ container }) => [container.name, envOf(container).get('FLOTILLA_MODE')]));
+    expect(modes(await template([...valuesArgs('ci/llm'), '--set', 'llm.mode=hybrid']))).toEqual({ 'flotilla-supervisor': undefined, 'flotilla-argocd': 'hybrid', 'flotilla-netbox': 'hybrid' });
+    expect(modes(await template([...valuesArgs('ci/llm'), '--set', 'llm.mode=hybrid', '--set', 'netbox.llm.mode=llm']))).toEqual({
+      'flotilla-supervisor': undefined,
+      'flotilla-argocd': 'hybrid',
+      'flotilla-netbox': 'llm',
+    });
+    // rules needs no model; with provider none only FLOTILLA_MODE is set.
+    const rules = await template(['--set', 'llm.mode=rules']);
+    expect(modes(rules)).toEqual({ 'flotilla-supervisor': undefined, 'flotilla-argocd': 'rules', 'flotilla-netbox': 'rules' });
+    for (const [container, names] of Object.entries(llmEnvIn(rules))) expect(names, container).toEqual([]);
+    const cases: [string[], RegExp][] = [
+      [['--set', 'llm.mode=llm'], /argocd: llm\.mode llm needs a model, but the agent's llm\.provider is none/],
+      [['--set', 'llm.mode=hybrid', '--set', 'argocd.enabled=false'], /netbox: llm\.mode hybrid needs a model/],
+      [[...valuesArgs('ci/llm'), '--set', 'llm.mode=hybrid', '--set', 'netbox.llm.provider=none'], /netbox: llm\.mode hybrid needs a model, .*netbox\.llm\.mode: rules/],
+    ];
+    for (const [args, message] of cases) expect(await templateError(args), args.join(' ')).toMatch(message);
+    await expect(template(['--set', 'llm.mode=hybrid', '--set', 'argocd.enabled=false', '--set', 'netbox.enabled=false', '--set', 'supervisor.agents[0].name=x', '--set', 'supervisor.agents[0].url=http://x:1'])).resolves.toBeDefined();
+    for (const set of ['llm.mode=fast', 'argocd.llm.mode=fast', 'netbox.llm.mode=LLM']) {
+      const error = await templateError(['--set', set]);
+      expect(error, set).toMatch(/schema/);
+      expect(error, set).toContain('mode must be one of the following');
     }
   });
 

@@ -83,3 +83,12 @@ describe('Argo CD rules classifier', () => {
     expect(classifier.classify('').intent).toBe('unknown');
   });
 });
+
+describe('entity extraction: names next to "project"', () => {
+  it('takes the name before "project" when the word after it is not a name', async () => {
+    const { createArgoCdClassifier } = await import('./intents.js');
+    const c = createArgoCdClassifier().classify('which apps in the payments-prod project are out of sync?');
+    expect(c.entities).toMatchObject({ project: 'payments-prod', sync: 'OutOfSync' });
+    expect(createArgoCdClassifier().classify('apps in project checkout').entities).toMatchObject({ project: 'checkout' });
+  });
+});

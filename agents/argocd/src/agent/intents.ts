@@ -32,16 +32,19 @@ const ENV_WORDS: Readonly<Record<string, string>> = {
 const word = (w: string): string => `(?<![\\w-])${w}(?![\\w-])`;
 const NAME = '([a-z0-9][a-z0-9.-]*[a-z0-9])';
 
+/** Words that follow "project"/"cluster" in a sentence without being its name ("the payments-prod project are…"). */
+const NOT_A_NAME = new Set(['are', 'is', 'in', 'on', 'with', 'that', 'which', 'has', 'have', 'the', 'a', 'an', 'and', 'for', 'of', 'to', 'where', 'what', 'named', 'called']);
+
 const first = (text: string, patterns: readonly RegExp[]): string | undefined => {
   for (const re of patterns) {
     const match = re.exec(text);
-    if (match?.[1] !== undefined) return match[1];
+    if (match?.[1] !== undefined && !NOT_A_NAME.has(match[1])) return match[1];
   }
   return undefined;
 };
 
 const projectOf = (t: string): string | undefined =>
-  first(t, [new RegExp(`\\bproject ${NAME}`), new RegExp(`\\b${NAME} project\\b`)])?.replace(/^(the|a)$/, '');
+  first(t, [new RegExp(`\\bproject ${NAME}`), new RegExp(`\\b${NAME} project\\b`)]);
 const clusterOf = (t: string): string | undefined =>
   first(t, [
     new RegExp(`\\bcluster ${NAME}`),
