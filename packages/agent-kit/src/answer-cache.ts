@@ -1,4 +1,6 @@
+import type { Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
+import { createRedisKeyspace, type RedisClient } from '@flotilla/state';
 import type { Classification } from './rules.js';
 
 export const ANSWER_CACHE_DEFAULTS = {
@@ -28,24 +30,45 @@ export function answerKey<I extends string>(classification: Classification<I>): 
 
 export type CacheEvent = 'hit' | 'miss' | 'eviction';
 
+/**
+ * Where answers are kept: in this process (`AnswerCache`) or in the shared state store (`redisAnswerCache`), so
+ * a replica reuses what another one answered. A cache is an optimisation, never a source of truth: a value over
+ * the per-answer cap is not kept, and `meteredAnswerCache` turns a failing store into misses.
+ */
+export interface AnswerCacheStore<V> {
+  /** The answer kept under `key`, or undefined (none, or expired). */
+  get(key: string): Promise<V | undefined>;
+  /** Keeps the answer (unless it is larger than the per-answer cap); resolves to how many answers went to make room. */
+  set(key: string, value: V): Promise<number>;
+  /** Answers and bytes held now, for the gauges (a shared store: as last counted by this process). */
+  readonly size: number;
+  readonly bytes: number;
+}
+
 interface Entry<V> {
   readonly value: V;
   readonly bytes: number;
   readonly at: number;
 }
 
+type AnswerCacheLimits = { readonly ttlMs: number; readonly maxBytes: number; readonly maxEntryBytes: number };
+
+/** Bytes an answer counts for: its JSON and its key. */
+function sizeOf(key: string, json: string): number {
+  return Buffer.byteLength(json, 'utf8') + key.length;
+}
+
 /**
  * Answers by normalised intent and entities, for a short time, bounded in bytes (least recently used evicted).
  * Per replica: a cache is an optimisation, never a source of truth.
  */
-export class AnswerCache<V> {
+export class AnswerCache<V> implements AnswerCacheStore<V> {
   private readonly entries = new Map<string, Entry<V>>();
   private total = 0;
 
   constructor(
-    private readonly limits: { readonly ttlMs: number; readonly maxBytes: number; readonly maxEntryBytes: number } = ANSWER_CACHE_DEFAULTS,
+    private readonly limits: AnswerCacheLimits = ANSWER_CACHE_DEFAULTS,
     private readonly now: () => number = Date.now,
-    private readonly onEvent?: (event: CacheEvent, bytes: number) => void,
   ) {}
 
   get bytes(): number {
@@ -56,31 +79,31 @@ export class AnswerCache<V> {
     return this.entries.size;
   }
 
-  get(key: string): V | undefined {
+  get(key: string): Promise<V | undefined> {
     const entry = this.entries.get(key);
     if (entry === undefined || this.now() - entry.at > this.limits.ttlMs) {
       if (entry !== undefined) this.remove(key, entry);
-      this.onEvent?.('miss', this.total);
-      return undefined;
+      return Promise.resolve(undefined);
     }
     this.entries.delete(key);
     this.entries.set(key, entry);
-    this.onEvent?.('hit', this.total);
-    return entry.value;
+    return Promise.resolve(entry.value);
   }
 
-  set(key: string, value: V): void {
-    const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') + key.length;
-    if (bytes > this.limits.maxEntryBytes) return;
+  set(key: string, value: V): Promise<number> {
+    const bytes = sizeOf(key, JSON.stringify(value) ?? '');
+    if (bytes > this.limits.maxEntryBytes) return Promise.resolve(0);
     const old = this.entries.get(key);
     if (old !== undefined) this.remove(key, old);
     this.entries.set(key, { value, bytes, at: this.now() });
     this.total += bytes;
+    let evicted = 0;
     for (const [k, e] of this.entries) {
       if (this.total <= this.limits.maxBytes) break;
       this.remove(k, e);
-      this.onEvent?.('eviction', this.total);
+      evicted += 1;
     }
+    return Promise.resolve(evicted);
   }
 
   private remove(key: string, entry: Entry<V>): void {
@@ -89,13 +112,138 @@ export class AnswerCache<V> {
   }
 }
 
-/** An answer cache whose hits, misses, evictions, entries and bytes are metrics (cache="answer"). */
-export function meteredAnswerCache<V>(metrics: Pick<FlotillaMetrics, 'cacheRequests' | 'cacheEvictions' | 'cacheEntries' | 'cacheBytes'>, limits = ANSWER_CACHE_DEFAULTS): AnswerCache<V> {
-  const cache: AnswerCache<V> = new AnswerCache<V>(limits, Date.now, (event) => {
-    if (event === 'eviction') metrics.cacheEvictions.inc({ cache: 'answer' });
-    else metrics.cacheRequests.inc({ cache: 'answer', outcome: event });
-    metrics.cacheEntries.set({ cache: 'answer' }, cache.size);
-    metrics.cacheBytes.set({ cache: 'answer' }, cache.bytes);
+export const REDIS_ANSWER_CACHE_DEFAULTS = {
+  /**
+   * Answers held at once in Redis; past it the one expiring first goes. With the per-answer cap this bounds the
+   * bytes: at most maxEntries × maxEntryBytes (64 MiB), in practice a few MiB (an answer of 4,000 tokens and its
+   * memory is ~20 KiB), and every answer leaves after the TTL (a Redis PX expiry).
+   */
+  maxEntries: 256,
+} as const;
+
+export interface RedisAnswerCacheOptions {
+  /** A connected client (`redisFromUrl`); the cache never closes it. */
+  readonly client: RedisClient;
+  /** Every key starts with it, one per agent, e.g. `flotilla:argocd:answers:`. */
+  readonly keyPrefix: string;
+  /** TTL and per-answer cap (ANSWER_CACHE_DEFAULTS; `maxBytes` is replaced by `maxEntries` here). */
+  readonly limits?: Pick<AnswerCacheLimits, 'ttlMs' | 'maxEntryBytes'>;
+  readonly maxEntries?: number;
+  readonly now?: () => number;
+}
+
+/**
+ * Answers in Redis as JSON, shared by every replica on the prefix: each expires `ttlMs` after it was kept (PX),
+ * at most `maxEntries` (the oldest go first), none larger than `maxEntryBytes` (not kept). A Redis failure rejects
+ * with `upstream_unavailable` (`meteredAnswerCache` makes it a miss). `size` is the live count read after each
+ * `set`; `bytes` is that count times the mean size of the answers this process kept (approximate).
+ */
+export function redisAnswerCache<V>(options: RedisAnswerCacheOptions): AnswerCacheStore<V> {
+  const limits = options.limits ?? ANSWER_CACHE_DEFAULTS;
+  const now = options.now ?? Date.now;
+  const space = createRedisKeyspace({
+    client: options.client,
+    prefix: options.keyPrefix,
+    maxEntries: options.maxEntries ?? REDIS_ANSWER_CACHE_DEFAULTS.maxEntries,
+    maxValueBytes: limits.maxEntryBytes,
+    what: 'cached answer',
+    now,
   });
-  return cache;
+  let entries = 0;
+  let kept = 0;
+  let keptBytes = 0;
+  return {
+    async get(key) {
+      const raw = await space.get(key);
+      if (raw === undefined) return undefined;
+      try {
+        const stored = JSON.parse(raw) as { readonly key?: unknown; readonly value?: V };
+        return stored.key === key ? stored.value : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async set(key, value) {
+      const json = JSON.stringify({ key, value });
+      const bytes = sizeOf(key, json);
+      if (bytes > limits.maxEntryBytes) return 0;
+      const evicted = await space.put(key, json, now() + limits.ttlMs);
+      kept += 1;
+      keptBytes += bytes;
+      entries = await space.size();
+      return evicted;
+    },
+    get size() {
+      return entries;
+    },
+    get bytes() {
+      return kept === 0 ? 0 : Math.round((keptBytes / kept) * entries);
+    },
+  };
+}
+
+export interface MeteredAnswerCacheOptions<V> {
+  /** The store; a per-process `AnswerCache` with `limits` by default. */
+  readonly store?: AnswerCacheStore<V> | undefined;
+  readonly limits?: AnswerCacheLimits;
+  /** Where a failing store is reported (once when it starts failing, once when it works again). */
+  readonly logger?: Logger | undefined;
+}
+
+/**
+ * An answer cache whose hits, misses, evictions, entries and bytes are metrics (cache="answer"), and that never
+ * fails a turn: a store that fails (Redis away) answers a miss and keeps nothing, logged.
+ */
+export function meteredAnswerCache<V>(
+  metrics: Pick<FlotillaMetrics, 'cacheRequests' | 'cacheEvictions' | 'cacheEntries' | 'cacheBytes'>,
+  options: MeteredAnswerCacheOptions<V> = {},
+): AnswerCacheStore<V> {
+  const store = options.store ?? new AnswerCache<V>(options.limits ?? ANSWER_CACHE_DEFAULTS);
+  let failing = false;
+  const report = (): void => {
+    metrics.cacheEntries.set({ cache: 'answer' }, store.size);
+    metrics.cacheBytes.set({ cache: 'answer' }, store.bytes);
+  };
+  const failed = (error: unknown): void => {
+    if (failing) return;
+    failing = true;
+    options.logger?.warn({ err: error }, 'the answer cache failed; answering without it until it works again');
+  };
+  const worked = (): void => {
+    if (!failing) return;
+    failing = false;
+    options.logger?.info('the answer cache works again');
+  };
+  return {
+    async get(key) {
+      let value: V | undefined;
+      try {
+        value = await store.get(key);
+        worked();
+      } catch (error) {
+        failed(error);
+      }
+      metrics.cacheRequests.inc({ cache: 'answer', outcome: value === undefined ? 'miss' : 'hit' });
+      report();
+      return value;
+    },
+    async set(key, value) {
+      let evicted = 0;
+      try {
+        evicted = await store.set(key, value);
+        worked();
+      } catch (error) {
+        failed(error);
+      }
+      if (evicted > 0) metrics.cacheEvictions.inc({ cache: 'answer' }, evicted);
+      report();
+      return evicted;
+    },
+    get size() {
+      return store.size;
+    },
+    get bytes() {
+      return store.bytes;
+    },
+  };
 }

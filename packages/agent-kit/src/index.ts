@@ -58,4 +58,16 @@ export { a2aClientFactory } from './a2a-client.js';
 export { boundedMemoryStore, CONVERSATIONS_MAX } from './memory-store.js';
 export { redisMemoryStore, REDIS_MEMORY_DEFAULTS, type RedisMemoryStoreOptions } from './redis-memory-store.js';
 export { BoundedTaskStore, TASK_STORE_LIMITS } from './task-store.js';
-export { AnswerCache, meteredAnswerCache, ANSWER_CACHE_DEFAULTS, answerKey, asksForFreshData, type CacheEvent } from './answer-cache.js';
+export {
+  AnswerCache,
+  meteredAnswerCache,
+  redisAnswerCache,
+  ANSWER_CACHE_DEFAULTS,
+  REDIS_ANSWER_CACHE_DEFAULTS,
+  answerKey,
+  asksForFreshData,
+  type AnswerCacheStore,
+  type RedisAnswerCacheOptions,
+  type MeteredAnswerCacheOptions,
+  type CacheEvent,
+} from './answer-cache.js';

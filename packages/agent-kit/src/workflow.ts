@@ -5,7 +5,7 @@ import type { DetectedLimitation, Handling } from '@flotilla/limitations';
 import { CONFIDENCE_THRESHOLD, type Classification, type Entities } from './rules.js';
 import type { CapabilityIndex } from './capabilities.js';
 import { boundedMemoryStore } from './memory-store.js';
-import { answerKey, asksForFreshData, type AnswerCache } from './answer-cache.js';
+import { answerKey, asksForFreshData, type AnswerCacheStore } from './answer-cache.js';
 
 /** How a question is handled, as in the workflow design note. */
 export const STRATEGIES = ['direct', 'complex', 'limitation_aware'] as const;
@@ -129,9 +129,10 @@ export interface WorkflowOptions<I extends string, M> {
   /**
    * Reuses answers to the same intent and entities for a short time (0 upstream calls). Only intents listed in
    * `cacheableIntents` (standalone questions, never continuations such as "next page") and never questions that ask
-   * for fresh data.
+   * for fresh data. The cache may be shared by replicas (`redisAnswerCache`); a cache that fails is a miss (and
+   * keeps nothing), never a failed turn.
    */
-  readonly answerCache?: { readonly cache: AnswerCache<CachedTurn<I, M>>; readonly cacheableIntents: readonly I[] } | undefined;
+  readonly answerCache?: { readonly cache: AnswerCacheStore<CachedTurn<I, M>>; readonly cacheableIntents: readonly I[] } | undefined;
 }
 
 /** What a cached answer keeps: the turn as answered, and the memory it left (so "next page" works after a hit). */
@@ -334,7 +335,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     async ask(question: string, contextId: string, signal?: AbortSignal): Promise<TurnResult<I>> {
       const cacheKey = await cacheKeyOf(question);
       if (cacheKey !== undefined) {
-        const hit = options.answerCache?.cache.get(cacheKey);
+        const hit = await options.answerCache?.cache.get(cacheKey).catch(() => undefined);
         if (hit !== undefined) {
           await memoryStore.save(contextId, hit.memory);
           return { ...hit.turn, toolCalls: 0, cached: true };
@@ -378,7 +379,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         data: state.data,
       };
       const clean = turn.error === undefined && turn.toolErrors === 0 && turn.limitations.length === 0;
-      if (cacheKey !== undefined && clean) options.answerCache?.cache.set(cacheKey, { turn, memory: state.memory });
+      if (cacheKey !== undefined && clean) await options.answerCache?.cache.set(cacheKey, { turn, memory: state.memory }).catch(() => 0);
       return { ...turn, cached: false };
     },
   };

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/server';
 import { silentLogger } from '@flotilla/core';
 import { createMetrics, METRIC, type FlotillaMetrics } from '@flotilla/metrics';
+import { closeRedis, NO_REDIS_SERVER, redisFromUrl, redisServerBinary, startRedisServer } from '@flotilla/state';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { createBoundedTools, type BoundedTools } from './kit.js';
 import type { BoundedToolResult } from './measure.js';
@@ -11,6 +13,7 @@ import { PAGE_SHAPE } from './paging.js';
 import { SEARCH_SHAPE, searchItems } from './search.js';
 import { createSnapshotCache, SNAPSHOT_DEFAULTS, SNAPSHOT_SHAPE, type SnapshotCache } from './snapshot.js';
 import { createMemoryResultStore } from './store/memory-store.js';
+import { createRedisResultStore } from './store/redis-store.js';
 import type { ResultStore } from './store/types.js';
 
 type Item = { name: string; team: string };
@@ -294,5 +297,30 @@ describe('list snapshots', () => {
     ).toThrow(/must not be named refresh/);
     expect(() => createSnapshotCache(createMemoryResultStore(), { ttlSeconds: 0 })).toThrow(/snapshot TTL/);
     expect(() => createSnapshotCache(createMemoryResultStore(), { ttlSeconds: 3_601 })).toThrow(/snapshot TTL/);
+  });
+});
+
+const REDIS_BINARY = redisServerBinary();
+describe.skipIf(REDIS_BINARY === undefined)(`list snapshots in Redis${REDIS_BINARY === undefined ? ` (skipped: ${NO_REDIS_SERVER})` : ''}`, () => {
+  it('are indexed beside a Redis store, so another replica on the prefix pages the snapshot one took', async () => {
+    const server = await startRedisServer();
+    const client = await redisFromUrl(server.url, { logger: silentLogger() });
+    try {
+      const keyPrefix = `test:${randomUUID()}:`;
+      const [a, b] = [createRedisResultStore({ client, keyPrefix }), createRedisResultStore({ client, keyPrefix })];
+      const [cacheA, cacheB] = [createSnapshotCache(a), createSnapshotCache(b)];
+      const key = cacheA.key('list_apps', { team: 'team-1' });
+      expect(cacheB.key('list_apps', { team: 'team-1' })).toBe(key);
+      expect(await cacheB.page(key, 0, 10)).toBeUndefined();
+      const meta = await a.put({ tool: 'list_apps', item_kind: 'apps', query: { team: 'team-1' }, counts: {}, items: ITEMS });
+      await cacheA.remember(key, meta, { notes: ['from replica a'] });
+      const page = await cacheB.page(key, 10, 5);
+      expect(page?.items).toEqual(ITEMS.slice(10, 15));
+      expect(page?.notes).toEqual(['from replica a']);
+      expect(cacheA.size).toBe(1);
+    } finally {
+      await closeRedis(client);
+      await server.stop();
+    }
   });
 });

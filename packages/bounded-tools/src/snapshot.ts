@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { FlotillaError, isFlotillaError } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
+import { createRedisKeyspace, type RedisClient } from '@flotilla/state';
 import type { JsonValue } from './json.js';
 import { stableStringify, type Counts, type PageRequest } from './paging.js';
 import type { SearchOutcome } from './search.js';
@@ -80,8 +81,8 @@ export interface SnapshotPage {
  * items live in the result store (its TTL, per-result and total byte caps apply; nothing else holds them); the
  * cache is only a bounded index from query to stored result. A snapshot is used while it is younger than the TTL
  * and still in the store; anything else is a miss, and the caller loads again. `createSnapshotCache` keeps the
- * index in memory, per replica (with a shared store, another replica fetches once for itself); an index in the
- * shared state store would implement this same interface.
+ * index in memory, per replica, or (a store in Redis, `ResultStore.shared`) in Redis beside the results, so any
+ * replica pages a snapshot another one took; a Redis failure of the index is a miss (the list is loaded again).
  */
 export interface SnapshotCache {
   /** The store the snapshots live in; a kit only uses a cache built on its own store. */
@@ -96,7 +97,7 @@ export interface SnapshotCache {
   remember(key: string, meta: StoredResultMeta, extras: SnapshotExtras): Promise<void>;
   /** Count a lookup skipped because the caller asked for fresh data. */
   bypass(): void;
-  /** Snapshots indexed now (by this replica). */
+  /** Snapshots indexed now (in Redis: as last counted by this replica). */
   readonly size: number;
 }
 
@@ -108,6 +109,11 @@ export interface SnapshotCacheOptions {
   readonly metrics?: FlotillaMetrics | undefined;
   /** Injected clock (ms since epoch) for TTL tests. */
   readonly now?: () => number;
+  /**
+   * Keep the index in Redis under `<keyPrefix>snapshots:` (every replica on the prefix pages the same snapshots)
+   * instead of in this process. Default: the store's own `shared` Redis, if any (see `ResultStore.shared`).
+   */
+  readonly redis?: { readonly client: RedisClient; readonly keyPrefix: string } | undefined;
 }
 
 interface Entry {
@@ -117,7 +123,99 @@ interface Entry {
   readonly search: SnapshotSearch | undefined;
 }
 
+/** Where the key → stored result index lives: this process, or the shared state store. */
+interface SnapshotIndex {
+  get(key: string): Promise<Entry | undefined>;
+  /** Indexes the entry (replacing the key's); resolves to how many other entries went to make room. */
+  set(key: string, entry: Entry): Promise<number>;
+  delete(key: string): Promise<void>;
+  /** Entries and bytes of the stored results they point at (the last known numbers, for the gauges). */
+  readonly entries: number;
+  readonly bytes: number;
+}
+
 const CACHE = 'snapshot';
+
+/** Most bytes of one index entry in Redis (meta, notes, search outcome: a few KiB at most). */
+const INDEX_ENTRY_MAX_BYTES = 64 * 1024;
+
+function memoryIndex(maxEntries: number): SnapshotIndex {
+  const map = new Map<string, Entry>();
+  let bytes = 0;
+  const remove = (key: string): boolean => {
+    const entry = map.get(key);
+    if (entry === undefined) return false;
+    map.delete(key);
+    bytes -= entry.meta.bytes;
+    return true;
+  };
+  return {
+    get: (key) => Promise.resolve(map.get(key)),
+    set(key, entry) {
+      remove(key);
+      map.set(key, entry);
+      bytes += entry.meta.bytes;
+      let evicted = 0;
+      // Oldest first (Map keeps insertion order) while over the cap.
+      for (const oldest of map.keys()) {
+        if (map.size <= maxEntries) break;
+        remove(oldest);
+        evicted += 1;
+      }
+      return Promise.resolve(evicted);
+    },
+    delete(key) {
+      remove(key);
+      return Promise.resolve();
+    },
+    get entries() {
+      return map.size;
+    },
+    get bytes() {
+      return bytes;
+    },
+  };
+}
+
+/**
+ * The index in Redis: an expiring value per key (the snapshot TTL, in Redis and against the injected clock),
+ * at most `maxEntries` (the first to expire goes). The gauges are approximate: the entry count is read after each
+ * `remember`, and the bytes are that count times the mean size of the results this replica indexed.
+ */
+function redisIndex(client: RedisClient, keyPrefix: string, maxEntries: number, ttlMs: number, now: () => number): SnapshotIndex {
+  const space = createRedisKeyspace({ client, prefix: `${keyPrefix}snapshots:`, maxEntries, maxValueBytes: INDEX_ENTRY_MAX_BYTES, what: 'snapshot index entry', now });
+  let entries = 0;
+  let indexed = 0;
+  let indexedBytes = 0;
+  return {
+    async get(key) {
+      const raw = await space.get(key);
+      if (raw === undefined) return undefined;
+      try {
+        const entry = JSON.parse(raw) as Entry;
+        return typeof entry.meta?.result_id === 'string' && typeof entry.at === 'number' ? entry : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async set(key, entry) {
+      const evicted = await space.put(key, JSON.stringify(entry), entry.at + ttlMs);
+      indexed += 1;
+      indexedBytes += entry.meta.bytes;
+      entries = await space.size();
+      return evicted;
+    },
+    async delete(key) {
+      await space.delete(key);
+    },
+    get entries() {
+      return entries;
+    },
+    get bytes() {
+      return indexed === 0 ? 0 : Math.round((indexedBytes / indexed) * entries);
+    },
+  };
+}
 
 export function createSnapshotCache(store: ResultStore, options: SnapshotCacheOptions = {}): SnapshotCache {
   const ttlSeconds = options.ttlSeconds ?? SNAPSHOT_DEFAULTS.ttlSeconds;
@@ -130,22 +228,28 @@ export function createSnapshotCache(store: ResultStore, options: SnapshotCacheOp
   }
   const now = options.now ?? Date.now;
   const { metrics } = options;
-  const entries = new Map<string, Entry>();
-  let bytes = 0;
+  const redis = options.redis ?? store.shared;
+  const index = redis === undefined ? memoryIndex(maxEntries) : redisIndex(redis.client, redis.keyPrefix, maxEntries, ttlSeconds * 1000, now);
 
   const report = (): void => {
-    metrics?.cacheEntries.set({ cache: CACHE }, entries.size);
-    metrics?.cacheBytes.set({ cache: CACHE }, bytes);
+    metrics?.cacheEntries.set({ cache: CACHE }, index.entries);
+    metrics?.cacheBytes.set({ cache: CACHE }, index.bytes);
   };
-  const drop = (key: string, evicted: boolean): void => {
-    const entry = entries.get(key);
-    if (entry === undefined) return;
-    entries.delete(key);
-    bytes -= entry.meta.bytes;
-    if (evicted) metrics?.cacheEvictions.inc({ cache: CACHE });
+  const evict = async (key: string): Promise<void> => {
+    await index.delete(key);
+    metrics?.cacheEvictions.inc({ cache: CACHE });
     report();
   };
   const outcome = (which: 'hit' | 'miss' | 'bypass'): void => metrics?.cacheRequests.inc({ cache: CACHE, outcome: which });
+  /** The index is a cache: when the shared state store fails, a lookup is a miss and an entry is not kept. */
+  const lookup = async (key: string): Promise<Entry | undefined> => {
+    try {
+      return await index.get(key);
+    } catch (error) {
+      if (redis === undefined) throw error;
+      return undefined;
+    }
+  };
 
   return {
     store,
@@ -155,10 +259,10 @@ export function createSnapshotCache(store: ResultStore, options: SnapshotCacheOp
       return createHash('sha256').update(`${tool}\n${stableStringify(query)}`).digest('base64url');
     },
     async page(key, offset, limit) {
-      const entry = entries.get(key);
+      const entry = await lookup(key);
       const age = entry === undefined ? 0 : now() - entry.at;
       if (entry === undefined || age >= ttlSeconds * 1000 || age < 0) {
-        drop(key, true);
+        if (entry !== undefined) await evict(key).catch(() => undefined);
         outcome('miss');
         return undefined;
       }
@@ -169,33 +273,32 @@ export function createSnapshotCache(store: ResultStore, options: SnapshotCacheOp
       } catch (error) {
         // The store let it go (its TTL, or its byte cap made room for newer results): fetch anew.
         if (!isFlotillaError(error) || (error.code !== 'result_expired' && error.code !== 'not_found')) throw error;
-        if (entries.get(key) === entry) drop(key, true);
+        if ((await lookup(key))?.meta.result_id === entry.meta.result_id) await evict(key).catch(() => undefined);
         outcome('miss');
         return undefined;
       }
     },
-    remember(key, meta, extras) {
-      drop(key, false);
-      entries.set(key, {
+    async remember(key, meta, extras) {
+      const entry: Entry = {
         meta,
         at: now(),
         notes: (extras.notes ?? []).slice(0, SNAPSHOT_DEFAULTS.maxNotes).map((note) => note.slice(0, SNAPSHOT_DEFAULTS.noteMaxLength)),
         search: extras.search === undefined ? undefined : { capped: extras.search.capped, cap: extras.search.cap, scanned: extras.search.scanned },
-      });
-      bytes += meta.bytes;
-      // Oldest first (Map keeps insertion order) while over the cap.
-      for (const oldest of entries.keys()) {
-        if (entries.size <= maxEntries) break;
-        drop(oldest, true);
+      };
+      try {
+        const evicted = await index.set(key, entry);
+        if (evicted > 0) metrics?.cacheEvictions.inc({ cache: CACHE }, evicted);
+      } catch (error) {
+        // Not indexed: the next page loads again, as without snapshots.
+        if (redis === undefined) throw error;
       }
       report();
-      return Promise.resolve();
     },
     bypass() {
       outcome('bypass');
     },
     get size() {
-      return entries.size;
+      return index.entries;
     },
   };
 }

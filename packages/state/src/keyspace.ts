@@ -110,7 +110,8 @@ export interface RedisKeyspaceOptions {
 export interface RedisKeyspace {
   /** The value, or undefined when unknown or expired; `touch` moves its expiry (expiry after last use). */
   get(id: string, touch?: { readonly expiresAt: number }): Promise<string | undefined>;
-  put(id: string, value: string, expiresAt: number): Promise<void>;
+  /** Keeps the value until `expiresAt`; resolves to how many other entries went to make room (past `maxEntries`). */
+  put(id: string, value: string, expiresAt: number): Promise<number>;
   delete(id: string): Promise<void>;
   /** Live entries. */
   size(): Promise<number>;
@@ -145,7 +146,7 @@ export function createRedisKeyspace(options: RedisKeyspaceOptions): RedisKeyspac
       return guarded(`save a ${options.what}`, async () => {
         const member = memberOf(id);
         const at = now();
-        await putScript(client, [`${valuePrefix}${member}`, index], [value, ttlOf(expiresAt, at), expiresAt, member, options.maxEntries, valuePrefix, at]);
+        return Number(await putScript(client, [`${valuePrefix}${member}`, index], [value, ttlOf(expiresAt, at), expiresAt, member, options.maxEntries, valuePrefix, at]));
       });
     },
     delete(id) {

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { createWorkflow, type AnswerCache, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
+import { createWorkflow, type AnswerCacheStore, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
 import type { TokenCounter } from '@flotilla/tokens';
 import { argoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
@@ -21,7 +21,7 @@ export interface ArgoCdAgentOptions {
   /** The memory guard's budget factor (0.5 while memory is tight): halves the answer budget. */
   readonly budgetFactor?: (() => number) | undefined;
   /** Reuses answers to the same standalone question for 5 minutes (never continuations, never "refresh"/"now"). */
-  readonly answerCache?: AnswerCache<CachedTurn<ArgoIntent, ArgoMemory>> | undefined;
+  readonly answerCache?: AnswerCacheStore<CachedTurn<ArgoIntent, ArgoMemory>> | undefined;
   /** What the next turn of a conversation needs ("next page"); in memory by default, Redis to share it between replicas. */
   readonly memoryStore?: MemoryStore<ArgoMemory> | undefined;
 }

@@ -18,6 +18,16 @@ async function ask(agentUrl: string, question: string, contextId: string): Promi
   return (result.artifacts[0]?.parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('\n');
 }
 
+/** Whether the answer came from the answer cache (the artifact's `cached` metadata). */
+async function askCached(agentUrl: string, question: string): Promise<{ text: string; cached: unknown }> {
+  const client = await new ClientFactory().createFromUrl(agentUrl);
+  const result = await client.sendMessage(textRequest(question, randomUUID()));
+  if (!('artifacts' in result)) return { text: '', cached: undefined };
+  const artifact = result.artifacts[0];
+  const text = (artifact?.parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('\n');
+  return { text, cached: artifact?.metadata?.cached };
+}
+
 describe.skipIf(REDIS === undefined)(`Argo CD agent replicas sharing Redis${REDIS === undefined ? ` (skipped: ${NO_REDIS_SERVER})` : ''}`, () => {
   let sim: RunningSimulator;
   let redis: LocalRedisServer;
@@ -44,6 +54,16 @@ describe.skipIf(REDIS === undefined)(`Argo CD agent replicas sharing Redis${REDI
     expect(await ask(a.url, 'list all applications', contextId)).toMatch(/Page 1 of \d+/);
     expect(await ask(b.url, 'next page', contextId)).toMatch(/Page 2 of \d+/);
     expect(await ask(a.url, 'next page', contextId)).toMatch(/Page 3 of \d+/);
+  });
+
+  it('a question replica A answered is answered by replica B from the shared answer cache, with no upstream request', async () => {
+    const [a, b] = [await start(), await start()];
+    const first = await askCached(a.url, 'list clusters');
+    expect(first.text).not.toBe('');
+    expect(first.cached).toBe(false);
+    sim.resetStats();
+    expect(await askCached(b.url, 'list clusters')).toEqual({ text: first.text, cached: true });
+    expect(sim.stats().requests).toBe(0);
   });
 
   it('in LLM mode the next turn on another replica sends the model the conversation so far', async () => {

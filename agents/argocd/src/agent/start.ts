@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, meteredAnswerCache, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type AnswerTurn, type ToolsConnection } from '@flotilla/agent-kit';
+import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, meteredAnswerCache, redisAnswerCache, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type AnswerTurn, type ToolsConnection } from '@flotilla/agent-kit';
 import { createFileResultStore, createRedisResultStore, type ResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
@@ -85,8 +85,9 @@ export interface RunningAgent {
 
 /**
  * The Argo CD agent over A2A, with its tools over MCP (remote, or in process against Argo CD or the simulator).
- * With --redis-url, conversation memory ("next page") and (in-process tools) spilled results live in Redis under
- * `<redis-key-prefix>argocd:`, so several replicas continue each other's conversations; an unreachable Redis stops
+ * With --redis-url, conversation memory ("next page"), the answer cache and (in-process tools) spilled results and
+ * the snapshot index live in Redis under `<redis-key-prefix>argocd:`, so several replicas continue each other's
+ * conversations and reuse each other's answers; an unreachable Redis stops
  * the start with an error naming the setting.
  */
 export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger): Promise<RunningAgent> {
@@ -162,7 +163,7 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
     capabilities,
     budgetFactor: gate.budgetFactor,
     memoryStore: redis === undefined ? undefined : redisMemoryStore<ArgoMemory>({ client: redis, keyPrefix: `${keyPrefix}memory:` }),
-    answerCache: meteredAnswerCache(metrics),
+    answerCache: meteredAnswerCache(metrics, { store: redis === undefined ? undefined : redisAnswerCache({ client: redis, keyPrefix: `${keyPrefix}answers:` }), logger }),
   });
   /** The rules workflow's answer (the fast path in hybrid mode), and whether it really answered. */
   const rulesTurn = async (question: string, contextId: string) => {

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { createWorkflow, type AnswerCache, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
+import { createWorkflow, type AnswerCacheStore, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import type { TokenCounter } from '@flotilla/tokens';
 import { createNetBoxDomain } from './domain.js';
@@ -21,7 +21,7 @@ export interface NetBoxAgentOptions {
   /** The memory guard's budget factor (0.5 while memory is tight): halves the answer budget. */
   readonly budgetFactor?: (() => number) | undefined;
   /** Reuses answers to the same standalone question for 5 minutes (never continuations, never "refresh"/"now"). */
-  readonly answerCache?: AnswerCache<CachedTurn<NetBoxIntent, ProgressiveSession>> | undefined;
+  readonly answerCache?: AnswerCacheStore<CachedTurn<NetBoxIntent, ProgressiveSession>> | undefined;
   /** Progressive sessions kept here too (files: a restarted agent continues "next batch"). */
   readonly sessions?: SessionStore;
   /** The shared rate limiter's state, when the tools run in this process. */

@@ -7,6 +7,7 @@ import {
   CapabilityIndex,
   connectTools,
   meteredAnswerCache,
+  redisAnswerCache,
   redisMemoryStore,
   startA2AGate,
   startA2AServer,
@@ -127,8 +128,9 @@ export function recordTurn(metrics: FlotillaMetrics, turn: TurnResult<NetBoxInte
 
 /**
  * The NetBox agent over A2A, with its tools over MCP (remote, or in process against NetBox or the simulator).
- * With --redis-url, progressive sessions, LLM conversations and (in-process tools) spilled results live in Redis
- * under `<redis-key-prefix>netbox:`, so several replicas continue each other's conversations; an unreachable Redis
+ * With --redis-url, progressive sessions, LLM conversations, the answer cache and (in-process tools) spilled
+ * results and the snapshot index live in Redis under `<redis-key-prefix>netbox:`, so several replicas continue
+ * each other's conversations and reuse each other's answers; an unreachable Redis
  * stops the start with an error naming the setting.
  */
 export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger): Promise<RunningNetBoxAgent> {
@@ -215,7 +217,7 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
     gate.guard.stop();
     throw error;
   }
-  const agent = createNetBoxAgent({ mcp: tools.client, counter, capabilities, sessions, rate, budgetFactor: gate.budgetFactor, answerCache: meteredAnswerCache(metrics) });
+  const agent = createNetBoxAgent({ mcp: tools.client, counter, capabilities, sessions, rate, budgetFactor: gate.budgetFactor, answerCache: meteredAnswerCache(metrics, { store: redis === undefined ? undefined : redisAnswerCache({ client: redis, keyPrefix: `${keyPrefix}answers:` }), logger }) });
   /** The rules workflow's answer (the fast path in hybrid mode), and whether it really answered. */
   const rulesTurn = async (question: string, contextId: string) => {
     const started = performance.now();

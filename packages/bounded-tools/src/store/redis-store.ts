@@ -220,5 +220,7 @@ export function createRedisResultStore(options: RedisStoreOptions): ResultStore 
     close() {
       return Promise.resolve();
     },
+
+    shared: { client, keyPrefix: options.keyPrefix },
   };
 }

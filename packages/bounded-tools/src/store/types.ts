@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RedisClient } from '@flotilla/state';
 import type { JsonValue } from '../json.js';
 import type { Counts } from '../paging.js';
 
@@ -51,6 +52,11 @@ export interface ResultStore {
   /** Remove expired results now (also done on a timer and on put). */
   sweep(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * The shared state store the results live in (a Redis store), so caches built on this store (the snapshot
+   * index) keep their entries there too and replicas on the same prefix share them. Undefined: per process.
+   */
+  readonly shared?: { readonly client: RedisClient; readonly keyPrefix: string } | undefined;
 }
 
 export const RESULT_ID_PATTERN = /^r_[0-9a-f]{24}$/;

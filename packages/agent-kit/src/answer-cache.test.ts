@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, silentLogger } from '@flotilla/core';
+import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
+import { closeRedis, NO_REDIS_SERVER, redisFromUrl, redisServerBinary, startRedisServer, type LocalRedisServer, type RedisClient } from '@flotilla/state';
+import { AnswerCache, ANSWER_CACHE_DEFAULTS, meteredAnswerCache, redisAnswerCache, type AnswerCacheStore } from './answer-cache.js';
+
+interface Cached {
+  readonly answer: string;
+  readonly options: readonly string[];
+  readonly memory: { readonly offset: number; readonly note: string | null } | undefined;
+}
+
+const cached = (answer: string, pad = 0): Cached => ({ answer: `${answer}${'x'.repeat(pad)}`, options: ['next page'], memory: { offset: 20, note: 'é ✓' } });
+
+/** A store with room for `room` answers of ~1 KiB each (in bytes or in entries), under the clock `now`. */
+type MakeStore = (limits: { readonly ttlMs: number; readonly maxEntryBytes: number; readonly room: number }, now: () => number) => AnswerCacheStore<Cached>;
+
+/** One contract, every implementation: what the workflow and the metered wrapper rely on. */
+function answerCacheContract(make: MakeStore): void {
+  const limits = { ttlMs: 60_000, maxEntryBytes: 4_096, room: 3 };
+
+  it('keeps an answer by key, as it was kept', async () => {
+    const store = make(limits, Date.now);
+    expect(await store.get('unknown')).toBeUndefined();
+    await store.set('k1', cached('one'));
+    await store.set('k2', cached('two'));
+    expect(await store.get('k1')).toEqual(cached('one'));
+    await store.set('k1', cached('uno'));
+    expect(await store.get('k1')).toEqual(cached('uno'));
+    expect(await store.get('k2')).toEqual(cached('two'));
+    expect(store.size).toBe(2);
+    expect(store.bytes).toBeGreaterThan(0);
+  });
+
+  it('expires an answer after the TTL', async () => {
+    let now = 1_000_000;
+    const store = make(limits, () => now);
+    await store.set('k', cached('one'));
+    now += limits.ttlMs - 1_000;
+    expect(await store.get('k')).toEqual(cached('one'));
+    now += 2_000;
+    expect(await store.get('k')).toBeUndefined();
+  });
+
+  it('never keeps an answer over the per-answer cap', async () => {
+    const store = make(limits, Date.now);
+    expect(await store.set('big', cached('big', limits.maxEntryBytes))).toBe(0);
+    expect(await store.get('big')).toBeUndefined();
+  });
+
+  it('stays bounded: the oldest answers go first, and the evictions are reported', async () => {
+    let now = 1_000_000;
+    const store = make(limits, () => (now += 1));
+    let evicted = 0;
+    for (const key of ['a', 'b', 'c', 'd', 'e']) evicted += await store.set(key, cached(key, 1_000));
+    expect(evicted).toBe(2);
+    expect(await store.get('a')).toBeUndefined();
+    expect(await store.get('b')).toBeUndefined();
+    for (const key of ['c', 'd', 'e']) expect(await store.get(key)).toEqual(cached(key, 1_000));
+    expect(store.size).toBe(3);
+  });
+}
+
+describe('answer cache contract: in process', () =>
+  answerCacheContract(({ ttlMs, maxEntryBytes, room }, now) => new AnswerCache<Cached>({ ttlMs, maxEntryBytes, maxBytes: room * 1_100 }, now)));
+
+const REDIS = redisServerBinary();
+describe.skipIf(REDIS === undefined)(`answer cache contract: redis${REDIS === undefined ? ` (skipped: ${NO_REDIS_SERVER})` : ''}`, () => {
+  let server: LocalRedisServer;
+  let client: RedisClient;
+  beforeAll(async () => {
+    server = await startRedisServer();
+    client = await redisFromUrl(server.url, { logger: silentLogger() });
+  });
+  afterAll(async () => {
+    await closeRedis(client);
+    await server.stop();
+  });
+
+  answerCacheContract(({ ttlMs, maxEntryBytes, room }, now) => redisAnswerCache<Cached>({ client, keyPrefix: `test:${randomUUID()}:answers:`, limits: { ttlMs, maxEntryBytes }, maxEntries: room, now }));
+
+  it('is shared by every replica on the same prefix, and expires in Redis too (PX)', async () => {
+    const keyPrefix = `test:${randomUUID()}:answers:`;
+    const a = redisAnswerCache<Cached>({ client, keyPrefix, limits: { ttlMs: 150, maxEntryBytes: 4_096 } });
+    const b = redisAnswerCache<Cached>({ client, keyPrefix, limits: { ttlMs: 150, maxEntryBytes: 4_096 } });
+    await a.set('k', cached('from a'));
+    expect(await b.get('k')).toEqual(cached('from a'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await client.keys(`${keyPrefix}v:*`)).toEqual([]);
+  });
+
+  it('metered, turns a Redis that went away into misses, logged once, and works again when it is back', async () => {
+    const own = await startRedisServer();
+    const c = await redisFromUrl(own.url, { logger: silentLogger() });
+    const lines: string[] = [];
+    const destination = new PassThrough();
+    destination.on('data', (chunk: Buffer) => lines.push(...chunk.toString('utf8').trim().split('\n')));
+    const metrics = createMetrics();
+    const cache = meteredAnswerCache(metrics, { store: redisAnswerCache<Cached>({ client: c, keyPrefix: 'away:' }), logger: createLogger({ name: 't', destination }) });
+    try {
+      await cache.set('k', cached('one'));
+      expect(await cache.get('k')).toEqual(cached('one'));
+      await own.stop();
+      expect(await cache.get('k')).toBeUndefined();
+      expect(await cache.set('k', cached('two'))).toBe(0);
+      expect(await cache.get('k')).toBeUndefined();
+      expect(await requests(metrics, 'hit')).toBe(1);
+      expect(await requests(metrics, 'miss')).toBe(2);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(lines.filter((line) => line.includes('the answer cache failed'))).toHaveLength(1);
+    } finally {
+      await closeRedis(c);
+    }
+  });
+});
+
+async function requests(metrics: FlotillaMetrics, outcome: 'hit' | 'miss'): Promise<number> {
+  return (await metrics.cacheRequests.get()).values.find((v) => v.labels.cache === 'answer' && v.labels.outcome === outcome)?.value ?? 0;
+}
+
+describe('metered answer cache', () => {
+  it('counts hits, misses and evictions, and reports entries and bytes', async () => {
+    const metrics = createMetrics();
+    const cache = meteredAnswerCache<Cached>(metrics, { limits: { ...ANSWER_CACHE_DEFAULTS, maxBytes: 2_500 } });
+    expect(await cache.get('a')).toBeUndefined();
+    for (const key of ['a', 'b', 'c']) await cache.set(key, cached(key, 1_000));
+    expect(await cache.get('c')).toEqual(cached('c', 1_000));
+    expect(await requests(metrics, 'hit')).toBe(1);
+    expect(await requests(metrics, 'miss')).toBe(1);
+    expect((await metrics.cacheEvictions.get()).values.find((v) => v.labels.cache === 'answer')?.value).toBe(1);
+    expect((await metrics.cacheEntries.get()).values.find((v) => v.labels.cache === 'answer')?.value).toBe(2);
+    expect((await metrics.cacheBytes.get()).values.find((v) => v.labels.cache === 'answer')?.value).toBe(cache.bytes);
+  });
+
+  it('answers a miss, and keeps nothing, when its store fails: never a failed turn', async () => {
+    const broken: AnswerCacheStore<Cached> = {
+      get: () => Promise.reject(new Error('down')),
+      set: () => Promise.reject(new Error('down')),
+      size: 0,
+      bytes: 0,
+    };
+    const metrics = createMetrics();
+    const cache = meteredAnswerCache(metrics, { store: broken, logger: silentLogger() });
+    expect(await cache.get('k')).toBeUndefined();
+    expect(await cache.set('k', cached('one'))).toBe(0);
+    expect(await requests(metrics, 'miss')).toBe(1);
+  });
+});
