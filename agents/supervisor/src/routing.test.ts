@@ -41,6 +41,10 @@ describe('supervisor routing', () => {
   it('sends follow-ups to the agent that answered last, and routes nowhere without a match', () => {
     expect(isFollowUp('next page')).toBe(true);
     expect(route('next page', agents, ['netbox'])).toMatchObject({ kind: 'followup', agentId: 'netbox' });
+    // "next page" is an example of another agent's skill: the follow-up still goes to the agent that answered last.
+    const pager = agent('argocd', ['argocd'], ['which apps are out of sync in prod?', 'next page'], 'Argo CD applications');
+    expect(route('next page', [pager, netbox], ['netbox'])).toMatchObject({ kind: 'followup', agentId: 'netbox' });
+    expect(route('next batch', [pager, netbox], ['netbox'])).toMatchObject({ kind: 'followup', agentId: 'netbox' });
     expect(route('only the uncabled ones', agents, ['netbox'])).toMatchObject({ kind: 'followup', agentId: 'netbox' });
     expect(route('next page', agents, [])).toMatchObject({ kind: 'none' });
     expect(route('order pizza', agents)).toEqual({ kind: 'none', reason: 'no_match' });

@@ -93,9 +93,12 @@ export function route(question: string, agents: readonly RoutableAgent[], last: 
       .sort((a, b) => b.score - a.score);
   const whole = ranked(question);
   const best = whole[0];
-  // A follow-up goes to the agent that answered last, unless it clearly names another agent's domain.
-  if (isFollowUp(question) && lastAvailable[0] !== undefined && (best === undefined || lastAvailable.includes(best.id) || best.score < ROUTING.minScore * 2)) {
-    return { kind: 'followup', agentId: lastAvailable[0], question };
+  // A follow-up goes to the agent that answered last, unless the rest of it (the follow-up words themselves
+  // left out: "next page" is in every agent's examples) clearly names another agent's domain.
+  if (isFollowUp(question) && lastAvailable[0] !== undefined) {
+    const rest = question.trim().toLowerCase().replace(FOLLOW_UP, '');
+    const other = ranked(rest)[0];
+    if (other === undefined || lastAvailable.includes(other.id) || other.score < ROUTING.minScore * 2) return { kind: 'followup', agentId: lastAvailable[0], question };
   }
   // Clauses that go to different agents: each agent gets its own part.
   const parts = clauses(question).map((text) => ({ text, top: ranked(text)[0] }));
