@@ -53,3 +53,24 @@ describe('supervisor routing', () => {
     expect(route('anything', [])).toEqual({ kind: 'none', reason: 'no_agents' });
   });
 });
+
+describe('routing with the real agent cards', () => {
+  it('sends everyday questions of each domain to its agent', async () => {
+    const { ARGOCD_AGENT_CARD } = await import('@flotilla/agent-argocd');
+    const { NETBOX_AGENT_CARD } = await import('@flotilla/agent-netbox');
+    const real = [
+      { id: 'argocd', name: ARGOCD_AGENT_CARD.name, description: ARGOCD_AGENT_CARD.description, skills: ARGOCD_AGENT_CARD.skills },
+      { id: 'netbox', name: NETBOX_AGENT_CARD.name, description: NETBOX_AGENT_CARD.description, skills: NETBOX_AGENT_CARD.skills },
+    ] as RoutableAgent[];
+    const expected: readonly (readonly [string, string])[] = [
+      ['which apps are out of sync in prod?', 'argocd'],
+      ['list projects', 'argocd'],
+      ['list clusters', 'argocd'],
+      ['interfaces of every switch in ams1', 'netbox'],
+      ['how many routers are there', 'netbox'],
+      ['show me the firewalls at lon1', 'netbox'],
+      ['prefixes at nyc1', 'netbox'],
+    ];
+    for (const [question, agentId] of expected) expect(route(question, real), question).toMatchObject({ kind: 'single', agentId });
+  });
+});

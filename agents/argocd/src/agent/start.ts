@@ -43,7 +43,7 @@ export const ARGOCD_AGENT_CARD: AgentDescription = {
       id: 'argocd-applications',
       name: 'Argo CD applications',
       description: 'List and filter applications by project, sync, health, cluster, namespace or label; show one application; page through long answers.',
-      tags: ['argocd', 'gitops', 'kubernetes'],
+      tags: ['argocd', 'gitops', 'kubernetes', 'applications', 'apps', 'sync', 'health'],
       examples: ['which apps are out of sync in prod?', 'status of payments-api-prod', 'next page', 'only the degraded ones'],
     },
     {
@@ -57,8 +57,8 @@ export const ARGOCD_AGENT_CARD: AgentDescription = {
       id: 'argocd-inventory',
       name: 'Argo CD inventory',
       description: 'Projects, application sets and clusters; what needs attention.',
-      tags: ['argocd'],
-      examples: ['list clusters', 'what needs attention?'],
+      tags: ['argocd', 'projects', 'applicationsets', 'clusters'],
+      examples: ['list clusters', 'list projects', 'application sets', 'what needs attention?'],
     },
   ],
 };

@@ -63,8 +63,8 @@ export const NETBOX_AGENT_CARD: AgentDescription = {
       id: 'netbox-inventory',
       name: 'NetBox inventory',
       description: 'Sites and devices by site, role, status or tag; one device with its interfaces and IP addresses; search.',
-      tags: ['netbox', 'dcim', 'inventory'],
-      examples: ['list sites', 'devices in ams1', 'which switches are offline in fra1?', 'show device ams1-sw-001', 'find core'],
+      tags: ['netbox', 'dcim', 'inventory', 'sites', 'devices'],
+      examples: ['list sites', 'devices in ams1', 'which switches are offline in fra1?', 'show device ams1-sw-001', 'how many routers are there?', 'firewalls at lon1', 'find core'],
     },
     {
       id: 'netbox-connectivity',
@@ -77,8 +77,8 @@ export const NETBOX_AGENT_CARD: AgentDescription = {
       id: 'netbox-ipam',
       name: 'NetBox IPAM',
       description: 'VLANs of a site, prefixes, and the free or used addresses of a prefix.',
-      tags: ['netbox', 'ipam'],
-      examples: ['vlans of fra1', 'free ips in 10.1.0.0/24', 'used ips in 10.1.0.0/24'],
+      tags: ['netbox', 'ipam', 'vlans', 'prefixes', 'ips', 'addresses'],
+      examples: ['vlans of fra1', 'prefixes at nyc1', 'free ips in 10.1.0.0/24', 'used ips in 10.1.0.0/24'],
     },
   ],
 };
