@@ -2,13 +2,12 @@ import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import { HumanMessage, SystemMessage, type AIMessage } from '@langchain/core/messages';
 import type { Client } from '@modelcontextprotocol/client';
 import { describeError, FlotillaError, isFlotillaError, silentLogger, type Logger } from '@flotilla/core';
-import type { CapabilityIndex, MemoryStore, WorkflowError } from '@flotilla/agent-kit';
 import { extractiveSummary, fitRequest, SUMMARY_PREFIX, recordFit, type ContextBudget, type ContextMetrics, type FitResult, type JsonValue, type Message, type ToolDefinition } from '@flotilla/context';
 import { cachingCounter, type TokenCounter } from '@flotilla/tokens';
 import type { ChatModelHandle } from './chat.js';
 import { fromAiMessage, toBindable, toLangChain } from './convert.js';
 import { FIND_TOOLS, freshLoaded, LOAD_TOOLS, META_TOOLS, runMetaTool, type LoadedTool } from './discovery.js';
-import { boundedMemoryStore } from './memory.js';
+import { boundedMemoryStore, type CapabilityIndex, type MemoryStore, type WorkflowError } from '@flotilla/agent-kit';
 import { systemPrompt } from './prompts.js';
 import { LLM_LIMITS, type ToolDiscoveryMode } from './settings.js';
 
