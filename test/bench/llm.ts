@@ -1,3 +1,4 @@
+import { LIST_ALL_QUESTIONS, listAllScript } from './list-all-script.js';
 import { performance } from 'node:perf_hooks';
 import { CapabilityIndex } from '@flotilla/agent-kit';
 import { ARGOCD_PROMPT, ArgoCdClient, connectArgoCdToolsInProcess } from '@flotilla/agent-argocd';
@@ -5,9 +6,9 @@ import { NETBOX_PROMPT, NetBoxClient, connectNetBoxToolsInProcess } from '@floti
 import { createMemoryResultStore, LIMITS, resultUri, type ResultStore, type StoredResultMeta } from '@flotilla/bounded-tools';
 import { CONTEXT_DEFAULTS, countRequest, fitRequest, type ContextBudget, type ContextRequest, type JsonValue, type Message, type ToolDefinition } from '@flotilla/context';
 import { silentLogger } from '@flotilla/core';
-import { contextBudgetFor, createChatModel, createLlmAgent, LOAD_TOOLS, META_TOOLS, systemPrompt } from '@flotilla/llm';
+import { contextBudgetFor, createChatModel, createLlmAgent, META_TOOLS, systemPrompt } from '@flotilla/llm';
 import { createMetrics, TRIM_KINDS, type TrimKind } from '@flotilla/metrics';
-import { createRng, generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, startFakeOpenAi, startNetBoxSimulator, type ChatScript } from '@flotilla/simulators';
+import { createRng, generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, startFakeOpenAi, startNetBoxSimulator } from '@flotilla/simulators';
 import type { TokenCounter } from '@flotilla/tokens';
 import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 
@@ -83,7 +84,6 @@ const ARGO_TOKEN = 'bench-llm-argocd-token';
 const NETBOX_TOKEN = 'bench-llm-netbox-token-0123456789';
 const KEY = 'sk-bench-llm';
 const TURNS = 50;
-const QUESTIONS = ['list all applications', 'every cluster please', 'all projects', 'all application sets', 'list all applications in every project, all of them'];
 /** The acceptance test's window (test/llm/conversation.test.ts), and a large one for comparison. */
 const CONVERSATION_WINDOWS = [16_000, 128_000] as const;
 const CONVERSATION_BUDGET: Omit<ContextBudget, 'maxContextTokens'> = {
@@ -104,31 +104,6 @@ const HISTORY_RESULT_TOKENS = 1_500;
 const LOADED: Readonly<Record<SessionStartRow['agent'], { one: readonly string[]; three: readonly string[] }>> = {
   'Argo CD': { one: ['list_applications'], three: ['list_applications', 'get_application', 'search_argocd_resources'] },
   NetBox: { one: ['list_devices'], three: ['count_netbox_objects', 'list_devices', 'list_interfaces'] },
-};
-
-const TOOL_FOR: Readonly<Record<string, string>> = { application: 'list_applications', cluster: 'list_clusters', project: 'list_projects', 'application set': 'list_applicationsets' };
-
-/** The model of test/llm/conversation.test.ts: loads the list tools once, then lists everything at the biggest page, every turn. */
-const listAllScript: ChatScript = (input) => {
-  const last = input.messages[input.messages.length - 1];
-  const offered = new Set(input.tools.map((t) => t.name));
-  if (last?.role === 'user') {
-    if (!offered.has('list_applications')) return { text: '', toolCalls: [{ name: LOAD_TOOLS, args: { names: Object.values(TOOL_FOR) } }] };
-    const text = last.text.toLowerCase();
-    const key = Object.keys(TOOL_FOR).reverse().find((k) => text.includes(k)) ?? 'application';
-    return { text: '', toolCalls: [{ name: TOOL_FOR[key] ?? 'list_applications', args: { limit: LIMITS.pageMax } }] };
-  }
-  if (last?.role === 'tool') {
-    const previous = input.messages[input.messages.length - 2];
-    if (previous?.role === 'assistant' && previous.toolCalls.some((c) => c.name === LOAD_TOOLS)) {
-      const question = [...input.messages].reverse().find((m) => m.role === 'user')?.text.toLowerCase() ?? '';
-      const key = Object.keys(TOOL_FOR).reverse().find((k) => question.includes(k)) ?? 'application';
-      return { text: '', toolCalls: [{ name: TOOL_FOR[key] ?? 'list_applications', args: { limit: LIMITS.pageMax } }] };
-    }
-    const total = /"total":(\d+)/.exec(last.text)?.[1] ?? 'an unknown number of';
-    return { text: `There are ${total} of them; here are the first rows.` };
-  }
-  return { text: 'Ask me about Argo CD.' };
 };
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -178,7 +153,7 @@ async function conversation(counter: TokenCounter, mcp: Awaited<ReturnType<typeo
     let failedTurns = 0;
     for (let turn = 0; turn < TURNS; turn += 1) {
       const before = llm.requests.length;
-      const answer = await agent.ask(QUESTIONS[turn % QUESTIONS.length] ?? '', `bench-${maxContextTokens}`);
+      const answer = await agent.ask(LIST_ALL_QUESTIONS[turn % LIST_ALL_QUESTIONS.length] ?? '', `bench-${maxContextTokens}`);
       if (answer.error !== undefined) failedTurns += 1;
       const mine = llm.requests.slice(before).map((r) => r.promptTokens);
       turns.push({ turn: turn + 1, requests: mine.length, sumPromptTokens: mine.reduce((a, b) => a + b, 0), maxPromptTokens: Math.max(0, ...mine), agentMaxRequestTokens: answer.maxRequestTokens });
@@ -356,7 +331,7 @@ export async function benchLlm(options: { readonly counter: TokenCounter; readon
     return {
       encoding: 'cl100k_base',
       sessionStart: start,
-      conversation: { turns: TURNS, questions: QUESTIONS, budget: CONVERSATION_BUDGET, runs },
+      conversation: { turns: TURNS, questions: LIST_ALL_QUESTIONS, budget: CONVERSATION_BUDGET, runs },
       trimming: { toolResultTokens: { min: Math.min(...resultTokens), mean: mean(resultTokens), max: Math.max(...resultTokens) }, rows },
     };
   } finally {

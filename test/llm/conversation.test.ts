@@ -1,17 +1,17 @@
+import { LIST_ALL_QUESTIONS, listAllScript } from '../bench/list-all-script.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapabilityIndex } from '@flotilla/agent-kit';
 import { ArgoCdClient, connectArgoCdToolsInProcess } from '@flotilla/agent-argocd';
 import { createMemoryResultStore, LIMITS } from '@flotilla/bounded-tools';
 import { silentLogger } from '@flotilla/core';
 import { createMetrics, METRIC } from '@flotilla/metrics';
-import { createChatModel, createLlmAgent, LOAD_TOOLS, type LlmSettings } from '@flotilla/llm';
+import { createChatModel, createLlmAgent, type LlmSettings } from '@flotilla/llm';
 import { CONTEXT_DEFAULTS, type ContextBudget } from '@flotilla/context';
 import {
   generateArgoEstate,
   startArgoCdSimulator,
   startFakeAnthropic,
   startFakeOpenAi,
-  type ChatScript,
   type FakeLlmOptions,
   type RunningFakeLlm,
   type RunningSimulator,
@@ -27,33 +27,8 @@ import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 const TOKEN = 'llm-conversation-token';
 const KEY = 'sk-conversation-test';
 const TURNS = 50;
-const QUESTIONS = ['list all applications', 'every cluster please', 'all projects', 'all application sets', 'list all applications in every project, all of them'];
 // A window small enough that 50 turns of 2,000-token tool results must be trimmed many times over.
 const budget: ContextBudget = { ...CONTEXT_DEFAULTS.openai, maxContextTokens: 16_000, reservedOutputTokens: 1_000, minMessagesToKeep: 4 };
-const TOOL_FOR: Readonly<Record<string, string>> = { application: 'list_applications', cluster: 'list_clusters', project: 'list_projects', 'application set': 'list_applicationsets' };
-
-/** A model that loads the list tools once, then lists everything at the biggest page the tool allows, every turn. */
-const listAllScript: ChatScript = (input) => {
-  const last = input.messages[input.messages.length - 1];
-  const offered = new Set(input.tools.map((t) => t.name));
-  if (last?.role === 'user') {
-    if (!offered.has('list_applications')) return { text: '', toolCalls: [{ name: LOAD_TOOLS, args: { names: Object.values(TOOL_FOR) } }] };
-    const text = last.text.toLowerCase();
-    const key = Object.keys(TOOL_FOR).reverse().find((k) => text.includes(k)) ?? 'application';
-    return { text: '', toolCalls: [{ name: TOOL_FOR[key] ?? 'list_applications', args: { limit: LIMITS.pageMax } }] };
-  }
-  if (last?.role === 'tool') {
-    const previous = input.messages[input.messages.length - 2];
-    if (previous?.role === 'assistant' && previous.toolCalls.some((c) => c.name === LOAD_TOOLS)) {
-      const question = [...input.messages].reverse().find((m) => m.role === 'user')?.text.toLowerCase() ?? '';
-      const key = Object.keys(TOOL_FOR).reverse().find((k) => question.includes(k)) ?? 'application';
-      return { text: '', toolCalls: [{ name: TOOL_FOR[key] ?? 'list_applications', args: { limit: LIMITS.pageMax } }] };
-    }
-    const total = /"total":(\d+)/.exec(last.text)?.[1] ?? 'an unknown number of';
-    return { text: `There are ${total} of them; here are the first rows.` };
-  }
-  return { text: 'Ask me about Argo CD.' };
-};
 
 interface WireCheck {
   /** Tool result texts in one recorded body. */
@@ -137,7 +112,7 @@ describe.each(providers)('a 50-turn list-everything conversation through $provid
       if (chat === undefined) throw new Error('no chat model');
       const agent = createLlmAgent({ agent: 'argocd', chat, mcp: tools.client, index, prompt: 'You are the Argo CD agent.', discovery: 'index', budget, counter, metrics });
       for (let turn = 0; turn < TURNS; turn += 1) {
-        const question = QUESTIONS[turn % QUESTIONS.length] ?? '';
+        const question = LIST_ALL_QUESTIONS[turn % LIST_ALL_QUESTIONS.length] ?? '';
         const answer = await agent.ask(question, 'fifty-turns');
         expect(answer.error, `turn ${turn}: ${answer.answer}`).toBeUndefined();
         const expected = question.includes('cluster') ? estate.clusters.length : question.includes('project') && !question.includes('applications') ? estate.projects.length : undefined;

@@ -73,3 +73,17 @@ export function hybridAnswerTurn<I extends string>(options: HybridOptions<I>): A
     return { ...reply, metadata: { ...reply.metadata, route: 'discovery' } };
   };
 }
+
+/**
+ * An agent's A2A answer for its execution mode: the rules workflow (`fast`) alone, the model alone, or the hybrid
+ * router between them. Without a model (`discovery` undefined) only the rules can answer.
+ */
+export function modeAnswerTurn<I extends string>(
+  mode: ExecutionMode,
+  options: Omit<HybridOptions<I>, 'discovery'> & { readonly discovery: AnswerTurn | undefined },
+): AnswerTurn {
+  const { discovery } = options;
+  if (discovery === undefined || mode === 'rules') return async (question, contextId, progress) => (await options.fast(question, contextId, progress)).reply;
+  if (mode === 'llm') return discovery;
+  return hybridAnswerTurn({ ...options, discovery });
+}

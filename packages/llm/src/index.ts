@@ -15,4 +15,4 @@ export { META_TOOLS, FIND_TOOLS, LOAD_TOOLS, runMetaTool, freshLoaded, type Load
 export { systemPrompt, SHARED_RULES } from './prompts.js';
 export { createLlmAgent, type LlmAgentOptions, type LlmTurn, type LlmMemory, type LlmLimits, type DiscoveryOutcome } from './agent.js';
 export { llmAnswerTurn, type LlmAnswerOptions } from './answer.js';
-export { hybridAnswerTurn, executionMode, isFastPath, fastPathFailed, EXECUTION_MODES, MODE_SETTINGS, type ExecutionMode, type HybridOptions } from './hybrid.js';
+export { hybridAnswerTurn, modeAnswerTurn, executionMode, isFastPath, fastPathFailed, EXECUTION_MODES, MODE_SETTINGS, type ExecutionMode, type HybridOptions } from './hybrid.js';

@@ -2,13 +2,13 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, meteredAnswerCache, redisAnswerCache, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type AnswerTurn, type ToolsConnection } from '@flotilla/agent-kit';
+import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, meteredAnswerCache, redisAnswerCache, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type ToolsConnection } from '@flotilla/agent-kit';
 import { createFileResultStore, createRedisResultStore, type ResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
 import { startArgoCdSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
-import { executionMode, fastPathFailed, hybridAnswerTurn, LLM_SETTINGS, llmAnswerTurn, MODE_SETTINGS, type LlmMemory } from '@flotilla/llm';
+import { executionMode, fastPathFailed, LLM_SETTINGS, llmAnswerTurn, MODE_SETTINGS, modeAnswerTurn, type LlmMemory } from '@flotilla/llm';
 import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
 import { ARGOCD_PROMPT } from './prompt.js';
 import { ArgoCdClient } from '../client/argocd-client.js';
@@ -179,12 +179,7 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
     return { reply: { answer: turn.answer, options: turn.options, metadata }, failed: fastPathFailed(turn) };
   };
   const classifier = createArgoCdClassifier();
-  const answer: AnswerTurn =
-    llm === undefined || mode === 'rules'
-      ? async (question, contextId) => (await rulesTurn(question, contextId)).reply
-      : mode === 'llm'
-        ? llm
-        : hybridAnswerTurn({ agent: 'argocd', classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics });
+  const answer = modeAnswerTurn(mode, { agent: 'argocd', classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics });
   logger.info({ mode }, 'execution mode');
   const a2a = await startA2AServer({
     agent: ARGOCD_AGENT_CARD,

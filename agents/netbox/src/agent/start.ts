@@ -12,7 +12,6 @@ import {
   startA2AGate,
   startA2AServer,
   type AgentDescription,
-  type AnswerTurn,
   type ToolsConnection,
   type TurnResult,
 } from '@flotilla/agent-kit';
@@ -23,7 +22,7 @@ import { createFileSessionStore, createMemorySessionStore, createRedisSessionSto
 import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
 import { startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
-import { executionMode, fastPathFailed, hybridAnswerTurn, LLM_SETTINGS, llmAnswerTurn, MODE_SETTINGS, type LlmMemory } from '@flotilla/llm';
+import { executionMode, fastPathFailed, LLM_SETTINGS, llmAnswerTurn, MODE_SETTINGS, modeAnswerTurn, type LlmMemory } from '@flotilla/llm';
 import { NETBOX_PROMPT } from './prompt.js';
 import { NETBOX_DEFAULTS } from '../client/netbox-client.js';
 import { NETBOX_UPSTREAM_SETTINGS } from '../config.js';
@@ -237,12 +236,7 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
     return { reply: { answer: turn.answer, options: turn.options, data: turn.data, metadata }, failed: fastPathFailed(turn) };
   };
   const classifier = createNetBoxClassifier();
-  const answer: AnswerTurn =
-    llm === undefined || mode === 'rules'
-      ? async (question, contextId) => (await rulesTurn(question, contextId)).reply
-      : mode === 'llm'
-        ? llm
-        : hybridAnswerTurn({ agent: 'netbox', classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics });
+  const answer = modeAnswerTurn(mode, { agent: 'netbox', classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics });
   logger.info({ mode }, 'execution mode');
   const a2a = await startA2AServer({
     agent: NETBOX_AGENT_CARD,
