@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,13 +30,22 @@ async function cgroup(files: Readonly<Record<string, string>>): Promise<string> 
   cases += 1;
   const dir = join(root, `cgroup-${cases}`);
   await mkdir(join(dir, 'memory'), { recursive: true });
-  for (const [path, content] of Object.entries(files)) await writeFile(join(dir, path), `${content}\n`);
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), `${content}\n`);
+  }
   return dir;
 }
 
-async function launch(cgroupRoot: string, env: Readonly<Record<string, string>> = {}, args: string[] = ['mcp', 'argocd']): Promise<Launch> {
+/**
+ * Runs the entrypoint against a fake cgroup root; `membership` is the process's /proc/self/cgroup (default: none, so
+ * only the root is read).
+ */
+async function launch(cgroupRoot: string, env: Readonly<Record<string, string>> = {}, args: string[] = ['mcp', 'argocd'], membership?: string): Promise<Launch> {
+  const procSelfCgroup = join(cgroupRoot, 'proc-self-cgroup');
+  if (membership !== undefined) await writeFile(procSelfCgroup, membership);
   const { stdout } = await run('bash', [ENTRYPOINT, ...args], {
-    env: { PATH: '/usr/local/bin:/usr/bin:/bin', FLOTILLA_CGROUP_ROOT: cgroupRoot, FLOTILLA_NODE_BIN: fakeNode, ...env },
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin', FLOTILLA_CGROUP_ROOT: cgroupRoot, FLOTILLA_PROC_SELF_CGROUP: procSelfCgroup, FLOTILLA_NODE_BIN: fakeNode, ...env },
   });
   const [options, ...argv] = stdout.trimEnd().split('\n');
   return { nodeOptions: options === 'NODE_OPTIONS unset' ? undefined : options?.replace(/^NODE_OPTIONS=/, ''), argv };
@@ -80,6 +89,27 @@ describe('docker entrypoint heap sizing', () => {
   it('sets no flag without any cgroup memory file', async () => {
     const result = await launch(await cgroup({}));
     expect(result.nodeOptions).toBeUndefined();
+  });
+
+  it('reads the process’s own cgroup v2 (no cgroup namespace), not the machine’s root', async () => {
+    const root = await cgroup({ 'memory.max': 'max', 'kubepods/pod1/ctr/memory.max': String(512 * MiB) });
+    expect((await launch(root, {}, undefined, '0::/kubepods/pod1/ctr\n')).nodeOptions).toBe('--max-old-space-size=384');
+  });
+
+  it('takes the smallest limit on the way up (a limit on a parent applies too)', async () => {
+    const root = await cgroup({ 'kubepods/memory.max': String(256 * MiB), 'kubepods/pod1/ctr/memory.max': 'max' });
+    expect((await launch(root, {}, undefined, '0::/kubepods/pod1/ctr\n')).nodeOptions).toBe('--max-old-space-size=192');
+  });
+
+  it('reads the own cgroup v1 memory controller on a hybrid host', async () => {
+    const root = await cgroup({ 'memory/memory.limit_in_bytes': V1_UNLIMITED, 'memory/process_api/abc/memory.limit_in_bytes': String(1024 * MiB) });
+    const membership = '9:name=systemd:/\n4:cpuacct,memory:/process_api/abc\n0::/\n';
+    expect((await launch(root, {}, undefined, membership)).nodeOptions).toBe('--max-old-space-size=768');
+  });
+
+  it('never leaves the cgroup mount for a path with ..', async () => {
+    const root = await cgroup({ 'memory.max': 'max' });
+    expect((await launch(root, {}, undefined, '0::/../../etc\n')).nodeOptions).toBeUndefined();
   });
 
   it('keeps a heap size the user already chose', async () => {

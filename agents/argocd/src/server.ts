@@ -100,7 +100,7 @@ export async function startArgoCdMcpServer(config: ArgoCdMcpConfig, options: Sta
       metrics,
       createServer: () => createArgoCdMcpServer(deps),
       tools: ARGOCD_TOOLS.length,
-      mcpToken: config.mcpToken,
+      mcpTokens: config.mcpTokens,
       onClose: () => store.close(),
       describe: { argocd: config.argocdUrl, budgetTokens: config.budgetTokens },
     });

@@ -88,7 +88,7 @@ export async function startNetBoxMcpServer(config: NetBoxMcpConfig, options: Sta
       metrics,
       createServer: () => createNetBoxMcpServer(deps),
       tools: NETBOX_TOOLS.length,
-      mcpToken: config.mcpToken,
+      mcpTokens: config.mcpTokens,
       onClose: () => store.close(),
       describe: { netbox: config.netboxUrl, budgetTokens: config.budgetTokens },
     });

@@ -1,20 +1,27 @@
 import { randomUUID } from 'node:crypto';
+import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from '@flotilla/agent-netbox';
 import { parseSettings, silentLogger } from '@flotilla/core';
-import { startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
-import { startFakeKube, type FakeKubeServer } from './discovery/fake-kube.test-util.js';
+import { startKubernetesSimulator, startNetBoxSimulator, type RunningKubernetesSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
 import { DISCOVERY_LABEL, kubernetesAgentSource, URL_ANNOTATION } from './discovery/kubernetes.js';
 import { textRequest } from '@flotilla/agent-kit';
 import { SUPERVISOR_SETTINGS, startSupervisor, type RunningSupervisor } from './start.js';
+
+/** A KubeConfig for the simulator (the real client, plain HTTP). */
+function kubeConfigOf(kube: RunningKubernetesSimulator): KubeConfig {
+  const config = new KubeConfig();
+  config.loadFromOptions(kube.kubeConfigOptions());
+  return config;
+}
 
 /**
  * Discovery end to end: a fake Kubernetes API server (list + watch of Services) in front of the supervisor. An
  * agent Service added after start is routed to within seconds; removed, it stops being routed to.
  */
 const TOKEN = 'discovery-test-token-0123';
-let kube: FakeKubeServer;
+let kube: RunningKubernetesSimulator;
 let sim: RunningNetBoxSimulator;
 let netbox: RunningNetBoxAgent;
 let supervisor: RunningSupervisor;
@@ -38,10 +45,10 @@ async function within(seconds: number, check: () => Promise<boolean>): Promise<b
 }
 
 beforeAll(async () => {
-  kube = await startFakeKube();
+  kube = await startKubernetesSimulator();
   sim = await startNetBoxSimulator({ token: TOKEN });
   netbox = await startNetBoxAgent(parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', 'netbox-url': sim.url, 'netbox-token': TOKEN }, {}, 'n'), silentLogger());
-  const source = kubernetesAgentSource({ kubeConfig: kube.kubeConfig(), namespace: 'flotilla', logger: silentLogger() });
+  const source = kubernetesAgentSource({ kubeConfig: kubeConfigOf(kube), namespace: 'flotilla', logger: silentLogger() });
   supervisor = await startSupervisor(parseSettings(SUPERVISOR_SETTINGS, { port: '0' }, {}, 's'), silentLogger(), [source]);
 });
 afterAll(async () => {

@@ -1,6 +1,6 @@
 export { staticAgentSource, type AgentEndpoint, type AgentSource, type EndpointChange } from './discovery/types.js';
 export { kubernetesAgentSource, endpointOf, DISCOVERY_LABEL, URL_ANNOTATION, PORT_NAME, type KubernetesSourceOptions } from './discovery/kubernetes.js';
-export { AgentRegistry, REGISTRY_LIMITS, boundedFetch, clientFactory, type RegisteredAgent, type SkillView, type AgentCredentials, type RegistryOptions } from './registry.js';
+export { AgentRegistry, REGISTRY_LIMITS, boundedFetch, clientFactory, foreignInterfaces, CardError, type RegisteredAgent, type SkillView, type AgentCredentials, type RegistryOptions } from './registry.js';
 export { route, words, vocabulary, score, clauses, isFollowUp, ROUTING, type RoutingDecision, type RoutableAgent } from './routing.js';
 export { delegate, type DelegationRequest, type DelegationResult } from './delegate.js';
 export { Supervisor, SUPERVISOR_LIMITS, type SupervisorOptions, type SupervisorAnswer } from './supervisor.js';

@@ -1,6 +1,7 @@
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { describeError, type Logger } from '@flotilla/core';
-import { AGENT_STATES, type AgentState, type FlotillaMetrics } from '@flotilla/metrics';
+import { redactUrl } from '@flotilla/core';
+import { AGENT_STATES, CARD_FAILURE_REASONS, type AgentState, type CardFailureReason, type FlotillaMetrics } from '@flotilla/metrics';
 import type { AgentEndpoint, AgentSource, EndpointChange } from './discovery/types.js';
 
 /** A skill as the router reads it (from the agent's card, bounded). */
@@ -57,33 +58,60 @@ export interface RegistryOptions {
 
 const cut = (value: unknown, max: number = REGISTRY_LIMITS.maxText): string => (typeof value === 'string' ? value.slice(0, max) : '');
 
+/** An agent card the supervisor will not use, and why (a metric label). */
+export class CardError extends Error {
+  constructor(
+    readonly reason: CardFailureReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CardError';
+  }
+}
+
 /**
- * A `fetch` for the A2A SDK that adds the agent's credentials, bounds every call's time unless the caller gave a
- * signal, and refuses an agent card over the size cap (read to the cap, never further).
+ * A `fetch` for the A2A SDK bound to one agent's origin (scheme, host and port of the URL it was configured with or
+ * discovered at): a request to any other origin is refused before anything is sent, so the agent's credentials
+ * never leave it, and redirects are not followed. It adds the credentials, bounds every call's time unless the
+ * caller gave a signal, and refuses an agent card over the size cap (read to the cap, never further).
  */
-export function boundedFetch(credentials: AgentCredentials | undefined): typeof fetch {
+export function boundedFetch(credentials: AgentCredentials | undefined, origin: string): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : input.toString());
+    if (url.origin !== origin) throw new CardError('foreign_origin', `refused a request to ${url.origin}: this agent is at ${origin}, and nothing is sent elsewhere`);
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     for (const [key, value] of Object.entries(credentials?.headersFor(url) ?? {})) headers.set(key, value);
     const card = url.pathname.endsWith('agent-card.json');
     const signal = init?.signal ?? (card ? AbortSignal.timeout(REGISTRY_LIMITS.cardTimeoutMs) : undefined);
-    const response = await fetch(input instanceof Request ? new Request(input, { headers, signal }) : input, { ...init, headers, ...(signal === undefined ? {} : { signal }) });
+    const response = await fetch(input instanceof Request ? new Request(input, { headers, signal, redirect: 'error' }) : input, {
+      ...init,
+      headers,
+      redirect: 'error',
+      ...(signal === undefined ? {} : { signal }),
+    });
     if (!card || response.body === null) return response;
     const chunks: Uint8Array[] = [];
     let size = 0;
     for await (const chunk of response.body) {
       size += (chunk as Uint8Array).length;
-      if (size > REGISTRY_LIMITS.maxCardBytes) throw new Error(`agent card at ${url.origin} is over ${REGISTRY_LIMITS.maxCardBytes} bytes`);
+      if (size > REGISTRY_LIMITS.maxCardBytes) throw new CardError('too_large', `agent card at ${url.origin} is over ${REGISTRY_LIMITS.maxCardBytes} bytes`);
       chunks.push(chunk as Uint8Array);
     }
     return new Response(Buffer.concat(chunks), { status: response.status, headers: response.headers });
   };
 }
 
-/** An A2A client factory whose every request goes through `boundedFetch` (credentials, time, card size). */
-export function clientFactory(credentials: AgentCredentials | undefined): ClientFactory {
-  const fetchImpl = boundedFetch(credentials);
+/**
+ * The interfaces of a card that name another origin than `origin` (the supervisor dials the URLs a card names, so
+ * a card naming another host would send the question and the credentials there).
+ */
+export function foreignInterfaces(card: { readonly supportedInterfaces: readonly { readonly url: string }[] }, origin: string): string[] {
+  return card.supportedInterfaces.map((i) => i.url).filter((u) => !URL.canParse(u) || new URL(u).origin !== origin);
+}
+
+/** An A2A client factory for the agent at `origin`, every request through `boundedFetch` (origin, credentials, time, card size). */
+export function clientFactory(credentials: AgentCredentials | undefined, origin: string): ClientFactory {
+  const fetchImpl = boundedFetch(credentials, origin);
   return new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new JsonRpcTransportFactory({ fetchImpl }), new RestTransportFactory({ fetchImpl })],
@@ -102,6 +130,8 @@ interface Entry {
   client: Client | undefined;
   retryMs: number;
   timer: NodeJS.Timeout | undefined;
+  /** The last failure logged at warn (the same one again is logged at debug). */
+  lastWarning: string | undefined;
 }
 
 /**
@@ -111,11 +141,11 @@ interface Entry {
  */
 export class AgentRegistry {
   private readonly entries = new Map<string, Entry>();
-  private readonly factory: ClientFactory;
   private closed = false;
 
   constructor(private readonly options: RegistryOptions) {
-    this.factory = clientFactory(options.credentials);
+    // Zero from the start, so increase() sees the first failure of each kind.
+    for (const reason of CARD_FAILURE_REASONS) options.metrics.supervisorCardFailures.inc({ reason }, 0);
   }
 
   async start(): Promise<void> {
@@ -186,7 +216,18 @@ export class AgentRegistry {
     }
     if (known !== undefined && known.endpoint.url === change.endpoint.url && known.state === 'ready') return undefined;
     if (known !== undefined) clearTimeout(known.timer);
-    const entry: Entry = known ?? { endpoint: change.endpoint, state: 'pending', name: change.endpoint.id, description: '', skills: [], error: undefined, client: undefined, retryMs: 1_000, timer: undefined };
+    const entry: Entry = known ?? {
+      endpoint: change.endpoint,
+      state: 'pending',
+      name: change.endpoint.id,
+      description: '',
+      skills: [],
+      error: undefined,
+      client: undefined,
+      retryMs: 1_000,
+      timer: undefined,
+      lastWarning: undefined,
+    };
     entry.endpoint = change.endpoint;
     entry.state = 'pending';
     this.entries.set(change.endpoint.id, entry);
@@ -196,16 +237,22 @@ export class AgentRegistry {
 
   private async load(entry: Entry): Promise<void> {
     const url = entry.endpoint.url;
+    // The origin the agent was configured or discovered at: the only one the supervisor calls it at, and sends its
+    // credentials to. A card naming another origin is refused.
+    const origin = new URL(url).origin;
     try {
-      const client = await this.factory.createFromUrl(url);
+      const client = await clientFactory(this.options.credentials, origin).createFromUrl(url);
       const card = await client.getAgentCard();
       if (this.entries.get(entry.endpoint.id) !== entry || entry.endpoint.url !== url) return;
-      if (card.name === this.options.selfName) {
-        entry.state = 'unreachable';
-        entry.error = 'this is a supervisor: never delegated to (no loops)';
-        this.options.logger.warn({ agent: entry.endpoint.id }, 'a supervisor was discovered as an agent: ignored');
-        this.report();
-        return;
+      if (card.name === this.options.selfName) throw new CardError('self', 'this is a supervisor: never delegated to (no loops)');
+      if (card.supportedInterfaces.length === 0) throw new CardError('invalid', 'its card names no interface to call');
+      const foreign = foreignInterfaces(card, origin);
+      if (foreign.length > 0) {
+        throw new CardError(
+          'foreign_origin',
+          `its card advertises ${redactUrl(foreign[0] ?? '').slice(0, 200)}, not the origin it was ${entry.endpoint.source === 'kubernetes' ? 'discovered' : 'configured'} at (${origin}); ` +
+            'nothing is sent there. Set the agent\'s --public-url to this origin, or point the supervisor at the URL the agent advertises',
+        );
       }
       entry.name = cut(card.name, 100) || entry.endpoint.id;
       entry.description = cut(card.description);
@@ -220,15 +267,30 @@ export class AgentRegistry {
       entry.state = 'ready';
       entry.error = undefined;
       entry.retryMs = 1_000;
-      this.options.logger.info({ agent: entry.endpoint.id, name: entry.name, skills: entry.skills.length }, 'agent registered');
+      entry.lastWarning = undefined;
+      this.options.logger.info({ agent: entry.endpoint.id, url, name: entry.name, skills: entry.skills.length }, 'agent registered');
       this.schedule(entry, this.options.refreshMs ?? REGISTRY_LIMITS.refreshMs);
     } catch (error) {
       if (this.entries.get(entry.endpoint.id) !== entry) return;
-      entry.state = 'unreachable';
+      const reason: CardFailureReason = error instanceof CardError ? error.reason : 'unreachable';
+      const refused = reason === 'foreign_origin' || reason === 'self';
+      entry.state = refused ? 'refused' : 'unreachable';
+      entry.client = undefined;
       entry.error = describeError(error);
-      this.options.logger.warn({ agent: entry.endpoint.id, url, err: entry.error, retryMs: entry.retryMs }, 'agent card could not be read');
-      this.schedule(entry, entry.retryMs);
-      entry.retryMs = Math.min(entry.retryMs * 2, this.options.refreshMs ?? REGISTRY_LIMITS.refreshMs);
+      this.options.metrics.supervisorCardFailures.inc({ reason });
+      const refreshMs = this.options.refreshMs ?? REGISTRY_LIMITS.refreshMs;
+      const line = { agent: entry.endpoint.id, url, reason, err: entry.error, retryMs: refused ? refreshMs : entry.retryMs };
+      // Each new failure at warn; the same one again, at every retry, at debug.
+      if (entry.lastWarning !== entry.error) this.options.logger.warn(line, refused ? 'agent card refused: agent left out' : 'agent card could not be read: agent left out for now');
+      else this.options.logger.debug(line, 'agent card still failing');
+      entry.lastWarning = entry.error;
+      if (refused) {
+        // A refused card is read again at the refresh interval (it may be fixed), not hammered.
+        this.schedule(entry, refreshMs);
+      } else {
+        this.schedule(entry, entry.retryMs);
+        entry.retryMs = Math.min(entry.retryMs * 2, refreshMs);
+      }
     } finally {
       this.report();
     }

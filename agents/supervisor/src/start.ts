@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { KubeConfig } from '@kubernetes/client-node';
 import { A2A_SERVER_SETTINGS, startA2AGate, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
-import { BooleanFlagSchema, boundedInt, FlotillaError, HostSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
+import { BooleanFlagSchema, boundedInt, FlotillaError, HostSchema, LogLevelSchema, PortSchema, redactUrl, urlHasUserinfo, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { DISCOVERY_LABEL, kubernetesAgentSource } from './discovery/kubernetes.js';
@@ -22,7 +22,11 @@ export const AgentListSchema = z
     for (const pair of pairs) {
       const match = /^([a-z0-9][a-z0-9_.-]{0,62})=(https?:\/\/\S+)$/i.exec(pair);
       if (match === null) {
-        ctx.addIssue({ code: 'custom', message: `"${pair.slice(0, 80)}" is not name=http(s)://host:port` });
+        ctx.addIssue({ code: 'custom', message: `"${redactUrl(pair).slice(0, 80)}" is not name=http(s)://host:port` });
+        return z.NEVER;
+      }
+      if (urlHasUserinfo(match[2] ?? '')) {
+        ctx.addIssue({ code: 'custom', message: `"${redactUrl(pair).slice(0, 80)}" carries credentials in its URL: remove them and give the agents' token with --agent-token (FLOTILLA_AGENT_TOKEN)` });
         return z.NEVER;
       }
       out.push({ id: match[1] ?? '', url: (match[2] ?? '').replace(/\/+$/, '') });
@@ -137,6 +141,7 @@ export async function startSupervisor(config: SupervisorConfig, logger: Logger, 
     agent: SUPERVISOR_CARD,
     host: config.host,
     port: config.port,
+    publicUrl: config.publicUrl,
     logger,
     metrics,
     auth: gate.auth,

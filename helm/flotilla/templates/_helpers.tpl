@@ -57,8 +57,10 @@ The pieces the chart deploys, as YAML under `components` (read it with fromYaml)
   agent    the flotilla.io/agent label value on its Service (domain agents only: the supervisor discovers them)
   metrics  whether it serves /metrics
   llm      whether it has an LLM mode (the llm values and its own <key>.llm apply)
-  a2a      whether it serves A2A (and so requires the A2A token: FLOTILLA_A2A_TOKENS)
+  a2a      whether it serves A2A (and so requires the A2A token: FLOTILLA_A2A_TOKENS, and advertises
+           FLOTILLA_PUBLIC_URL in its card)
   redis    whether it keeps shared state in Redis (the redis values apply; without Redis it runs one replica at most)
+  mcpFor   for an MCP server: the key of the agent that calls it (its only client; it requires the MCP token)
 */}}
 {{- define "flotilla.components" -}}
 components:
@@ -102,6 +104,37 @@ components:
     llm: false
     a2a: false
     redis: false
+  - key: argocdMcp
+    name: argocd-mcp
+    args: [mcp, argocd]
+    portEnv: FLOTILLA_ARGOCD_MCP_PORT
+    ready: /readyz
+    agent: ""
+    metrics: true
+    llm: false
+    a2a: false
+    redis: true
+    mcpFor: argocd
+  - key: netboxMcp
+    name: netbox-mcp
+    args: [mcp, netbox]
+    portEnv: FLOTILLA_NETBOX_MCP_PORT
+    ready: /readyz
+    agent: ""
+    metrics: true
+    llm: false
+    a2a: false
+    redis: true
+    mcpFor: netbox
+{{- end }}
+
+{{/* The values keys of every piece (extraEnv checks). */}}
+{{- define "flotilla.componentKeys" -}}
+{{- $keys := list }}
+{{- range $c := (include "flotilla.components" . | fromYaml).components }}
+{{- $keys = append $keys $c.key }}
+{{- end }}
+{{- join "," $keys }}
 {{- end }}
 
 {{/*
@@ -172,111 +205,168 @@ Call with (dict "root" $ "env" "FLOTILLA_ARGOCD_TOKEN" "key" "argocd-token").
 {{- end }}
 
 {{/*
-The Secret holding the A2A credentials (keys token, and previousToken during a rotation): a2a.existingSecret, or
-the one this chart creates.
+Credentials of one hop, kind "a2a" (callers → supervisor → domain agents) or "mcp" (domain agents → the MCP servers
+this chart deploys). Each lives in one Secret: <kind>.existingSecret, or the one this chart creates
+(<fullname>-<kind>), under the key token (and previousToken during a rotation). Call each helper below with
+(dict "root" $ "kind" "a2a").
 */}}
-{{- define "flotilla.a2aSecretName" -}}
-{{- if .Values.a2a.existingSecret }}
-{{- .Values.a2a.existingSecret }}
+{{- define "flotilla.tokenSecretName" -}}
+{{- $v := index .root.Values .kind }}
+{{- if $v.existingSecret }}
+{{- $v.existingSecret }}
 {{- else }}
-{{- include "flotilla.suffixedName" (dict "root" . "name" "a2a") }}
+{{- include "flotilla.suffixedName" (dict "root" .root "name" .kind) }}
 {{- end }}
 {{- end }}
 
-{{/* "true" when the A2A servers also accept the Secret's previousToken (a rotation in progress), else empty. */}}
-{{- define "flotilla.a2aRotating" -}}
-{{- if .Values.a2a.existingSecret }}
-{{- if .Values.a2a.acceptPreviousToken }}true{{ end }}
-{{- else if .Values.a2a.previousToken }}true{{ end }}
+{{/* "true" when the servers of the hop also accept the Secret's previousToken (a rotation in progress), else empty. */}}
+{{- define "flotilla.tokenRotating" -}}
+{{- $v := index .root.Values .kind }}
+{{- if $v.existingSecret }}
+{{- if $v.acceptPreviousToken }}true{{ end }}
+{{- else if $v.previousToken }}true{{ end }}
 {{- end }}
 
 {{/*
-The token of the chart's own A2A Secret: a2a.token; else the one already in that Secret (lookup, so upgrades keep
-it); else a new random one. lookup finds nothing under helm template, helm lint or --dry-run: there every render
-draws a new token.
+The token of the chart's own Secret of the hop: <kind>.token; else the one already in that Secret (lookup, so
+upgrades keep it); else a new random one. lookup finds nothing under helm template, helm lint or --dry-run: there
+every render draws a new token.
 */}}
-{{- define "flotilla.a2aToken" -}}
-{{- if .Values.a2a.token }}
-{{- .Values.a2a.token }}
+{{- define "flotilla.tokenValue" -}}
+{{- $v := index .root.Values .kind }}
+{{- if $v.token }}
+{{- $v.token }}
 {{- else }}
-{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "flotilla.a2aSecretName" .) | default dict }}
+{{- $existing := lookup "v1" "Secret" .root.Release.Namespace (include "flotilla.tokenSecretName" .) | default dict }}
 {{- $current := index ($existing.data | default dict) "token" | default "" | b64dec }}
 {{- $current | default (randAlphaNum 40) }}
 {{- end }}
 {{- end }}
 
-{{/*
-Checks of the a2a values the schema cannot express. Fails with a message naming the values to change.
-*/}}
-{{- define "flotilla.a2aCheck" -}}
-{{- $a := .Values.a2a }}
-{{- if .Values.secrets.agentToken }}
-{{- fail "secrets.agentToken was removed: the supervisor now sends the A2A token (a2a.token, a2a.existingSecret, or the generated one) that every agent of the release requires; move the value to a2a.token" }}
-{{- end }}
+{{/* Checks of a hop's credential values the schema cannot express. Fails with a message naming the values to change. */}}
+{{- define "flotilla.tokenCheck" -}}
+{{- $a := index .root.Values .kind }}
+{{- $k := .kind }}
 {{- if and $a.existingSecret (or $a.token $a.previousToken) }}
-{{- fail "a2a.existingSecret is set: leave a2a.token and a2a.previousToken empty (put the tokens in that Secret under the keys token and previousToken)" }}
+{{- fail (printf "%s.existingSecret is set: leave %s.token and %s.previousToken empty (put the tokens in that Secret under the keys token and previousToken)" $k $k $k) }}
 {{- end }}
 {{- if and $a.acceptPreviousToken (not $a.existingSecret) }}
-{{- fail "a2a.acceptPreviousToken applies to a2a.existingSecret only; with the chart's own Secret set a2a.previousToken" }}
+{{- fail (printf "%s.acceptPreviousToken applies to %s.existingSecret only; with the chart's own Secret set %s.previousToken" $k $k $k) }}
 {{- end }}
 {{- if and $a.previousToken (not $a.token) }}
-{{- fail "a2a.previousToken needs a2a.token (the new token, which the supervisor and the Slack bot send)" }}
+{{- fail (printf "%s.previousToken needs %s.token (the new token, which the clients send)" $k $k) }}
 {{- end }}
 {{- if and $a.previousToken (eq $a.previousToken $a.token) }}
-{{- fail "a2a.previousToken equals a2a.token: leave it empty unless rotating" }}
-{{- end }}
-{{- $reserved := list "FLOTILLA_A2A_TOKENS" "FLOTILLA_A2A_TOKEN" "FLOTILLA_A2A_PREVIOUS_TOKEN" "FLOTILLA_AGENT_TOKEN" "FLOTILLA_SUPERVISOR_TOKEN" }}
-{{- range $key := list "supervisor" "argocd" "netbox" "slackBot" }}
-{{- range (index $.Values $key).extraEnv }}
-{{- if has .name $reserved }}
-{{- fail (printf "%s.extraEnv sets %s: the A2A credentials come from the a2a values only (the chart always requires them)" $key .name) }}
-{{- end }}
-{{- end }}
+{{- fail (printf "%s.previousToken equals %s.token: leave it empty unless rotating" $k $k) }}
 {{- end }}
 {{- end }}
 
 {{/*
-The A2A credentials of a server (supervisor, domain agents): FLOTILLA_A2A_TOKENS, built by Kubernetes' $(VAR)
-expansion from the Secret's token (and previousToken during a rotation). The references are required, never
+The credentials a server of the hop accepts: <ENV> (FLOTILLA_A2A_TOKENS, FLOTILLA_MCP_TOKEN), built by Kubernetes'
+$(VAR) expansion from the Secret's token (and previousToken during a rotation). The references are required, never
 optional: a missing Secret or key keeps the pod in CreateContainerConfigError instead of starting an open server
 (and a $(VAR) whose variable is missing would stay literal). The trailing comma makes an empty token an error too:
 the server reads "," as no token at all and refuses to start, where an empty variable would mean "open".
+Call with (dict "root" $ "kind" "a2a" "env" "FLOTILLA_A2A_TOKENS" "current" "FLOTILLA_A2A_TOKEN" "previous"
+"FLOTILLA_A2A_PREVIOUS_TOKEN"): the two Secret keys' variables, then the list.
 */}}
-{{- define "flotilla.a2aServerEnv" -}}
-- name: FLOTILLA_A2A_TOKEN
+{{- define "flotilla.tokenServerEnv" -}}
+- name: {{ .current }}
   valueFrom:
     secretKeyRef:
-      name: {{ include "flotilla.a2aSecretName" . }}
+      name: {{ include "flotilla.tokenSecretName" . }}
       key: token
-{{- if include "flotilla.a2aRotating" . }}
-- name: FLOTILLA_A2A_PREVIOUS_TOKEN
+{{- if include "flotilla.tokenRotating" . }}
+- name: {{ .previous }}
   valueFrom:
     secretKeyRef:
-      name: {{ include "flotilla.a2aSecretName" . }}
+      name: {{ include "flotilla.tokenSecretName" . }}
       key: previousToken
-- name: FLOTILLA_A2A_TOKENS
-  value: "$(FLOTILLA_A2A_TOKEN),$(FLOTILLA_A2A_PREVIOUS_TOKEN)"
+- name: {{ .env }}
+  value: "$({{ .current }}),$({{ .previous }})"
 {{- else }}
-- name: FLOTILLA_A2A_TOKENS
-  value: "$(FLOTILLA_A2A_TOKEN),"
+- name: {{ .env }}
+  value: "$({{ .current }}),"
 {{- end }}
 {{- end }}
 
 {{/*
-The A2A token a client sends (the current one, key token; required, as above). Call with (dict "root" $ "env"
-"FLOTILLA_AGENT_TOKEN").
+The token a client of the hop sends (the current one, key token; required, as above). Call with (dict "root" $
+"kind" "a2a" "env" "FLOTILLA_AGENT_TOKEN").
 */}}
-{{- define "flotilla.a2aClientEnv" -}}
+{{- define "flotilla.tokenClientEnv" -}}
 - name: {{ .env }}
   valueFrom:
     secretKeyRef:
-      name: {{ include "flotilla.a2aSecretName" .root }}
+      name: {{ include "flotilla.tokenSecretName" . }}
       key: token
+{{- end }}
+
+{{/* The A2A Secret's name (NOTES, secret.yaml). */}}
+{{- define "flotilla.a2aSecretName" -}}
+{{- include "flotilla.tokenSecretName" (dict "root" . "kind" "a2a") }}
+{{- end }}
+
+{{/* "true" when the chart deploys an MCP server, or an MCP token is configured: the agents then send the MCP token. */}}
+{{- define "flotilla.mcpAuth" -}}
+{{- if or .Values.argocdMcp.enabled .Values.netboxMcp.enabled .Values.mcp.token .Values.mcp.existingSecret }}true{{ end }}
+{{- end }}
+
+{{/*
+Checks of the a2a and mcp values the schema cannot express, and the credential variables reserved to the chart.
+*/}}
+{{- define "flotilla.a2aCheck" -}}
+{{- if .Values.secrets.agentToken }}
+{{- fail "secrets.agentToken was removed: the supervisor now sends the A2A token (a2a.token, a2a.existingSecret, or the generated one) that every agent of the release requires; move the value to a2a.token" }}
+{{- end }}
+{{- include "flotilla.tokenCheck" (dict "root" . "kind" "a2a") }}
+{{- include "flotilla.tokenCheck" (dict "root" . "kind" "mcp") }}
+{{- $reserved := list "FLOTILLA_A2A_TOKENS" "FLOTILLA_A2A_TOKEN" "FLOTILLA_A2A_PREVIOUS_TOKEN" "FLOTILLA_AGENT_TOKEN" "FLOTILLA_SUPERVISOR_TOKEN" "FLOTILLA_PUBLIC_URL" "FLOTILLA_MCP_TOKEN" "FLOTILLA_MCP_CURRENT_TOKEN" "FLOTILLA_MCP_PREVIOUS_TOKEN" }}
+{{- range $key := splitList "," (include "flotilla.componentKeys" $) }}
+{{- range (index $.Values $key).extraEnv }}
+{{- if has .name $reserved }}
+{{- fail (printf "%s.extraEnv sets %s: credentials come from the a2a and mcp values only (the chart always requires them), the public URL from the Service (or <agent>.a2aUrl)" $key .name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The in-cluster URL of one piece's Service: http://<fullname>-<name>.<namespace>.svc:<port>, the same form the
+supervisor's discovery builds from a Service. Call with (dict "root" $ "key" "argocd" "name" "argocd").
+*/}}
+{{- define "flotilla.serviceUrl" -}}
+{{- printf "http://%s.%s.svc:%d" (include "flotilla.componentFullname" (dict "root" .root "name" .name)) .root.Release.Namespace (int (index .root.Values .key).port) }}
+{{- end }}
+
+{{/*
+The base URL an A2A piece advertises in its card (FLOTILLA_PUBLIC_URL), which is also the one the supervisor calls
+it at: <key>.a2aUrl when set (it is the Service's flotilla.io/a2a-url annotation too), else its Service URL. The
+supervisor refuses a card naming another origin than the one it reached the card at, so both must agree.
+Call with (dict "root" $ "key" "argocd" "name" "argocd").
+*/}}
+{{- define "flotilla.publicUrl" -}}
+{{- (index .root.Values .key).a2aUrl | default (include "flotilla.serviceUrl" .) | trimSuffix "/" }}
+{{- end }}
+
+{{/*
+The MCP endpoint a domain agent uses: <key>.mcpUrl when set; else, when this chart deploys the agent's MCP server
+(<key>Mcp.enabled), that server's Service URL plus /mcp; else empty (the tools run in the agent's process).
+Call with (dict "root" $ "key" "argocd").
+*/}}
+{{- define "flotilla.agentMcpUrl" -}}
+{{- $v := index .root.Values .key }}
+{{- $server := printf "%sMcp" .key }}
+{{- if $v.mcpUrl }}
+{{- $v.mcpUrl }}
+{{- else if (index .root.Values $server).enabled }}
+{{- printf "%s/mcp" (include "flotilla.serviceUrl" (dict "root" .root "key" $server "name" (printf "%s-mcp" .key))) }}
+{{- end }}
 {{- end }}
 
 {{/* The supervisor's in-cluster URL (for the Slack bot). */}}
 {{- define "flotilla.supervisorUrl" -}}
-{{- printf "http://%s.%s.svc:%d" (include "flotilla.componentFullname" (dict "root" . "name" "supervisor")) .Release.Namespace (int .Values.supervisor.port) }}
+{{- include "flotilla.serviceUrl" (dict "root" . "key" "supervisor" "name" "supervisor") }}
 {{- end }}
 
 {{/*
@@ -292,7 +382,7 @@ domain agents this release deploys.
 {{- range $key := list "argocd" "netbox" }}
 {{- $v := index $.Values $key }}
 {{- if $v.enabled }}
-{{- $pairs = append $pairs (printf "%s=http://%s.%s.svc:%d" $key (include "flotilla.componentFullname" (dict "root" $ "name" $key)) $.Release.Namespace (int $v.port)) }}
+{{- $pairs = append $pairs (printf "%s=%s" $key (include "flotilla.publicUrl" (dict "root" $ "key" $key "name" $key))) }}
 {{- end }}
 {{- end }}
 {{- end }}
@@ -412,7 +502,7 @@ spilled results, so a follow-up ("next page", "next batch") that lands on anothe
 {{- fail (printf "redis.existingSecret.key is empty (the key of the Redis URL in Secret %s)" $r.existingSecret.name) }}
 {{- end }}
 {{- $reserved := list "FLOTILLA_REDIS_URL" "FLOTILLA_REDIS_KEY_PREFIX" }}
-{{- range $key := list "supervisor" "argocd" "netbox" "slackBot" }}
+{{- range $key := splitList "," (include "flotilla.componentKeys" $) }}
 {{- range (index $.Values $key).extraEnv }}
 {{- if has .name $reserved }}
 {{- fail (printf "%s.extraEnv sets %s: Redis comes from the redis values only (redis.url or redis.existingSecret, read through a Secret; redis.keyPrefix)" $key .name) }}

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { hostname as osHostname, networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import express from 'express';
 import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, Role, TaskState, type AgentCard, type AgentSkill, type Part } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
@@ -39,6 +40,11 @@ export interface A2AServerOptions {
   readonly answer: AnswerTurn;
   readonly host: string;
   readonly port: number;
+  /**
+   * The base URL the card advertises (`--public-url`: in Kubernetes the Service's DNS name), e.g.
+   * `http://flotilla-argocd.ops.svc:8092`. Unset: the listen address, or the host's own address on a wildcard bind.
+   */
+  readonly publicUrl?: string | undefined;
   readonly logger: Logger;
   /** Served at /metrics (Prometheus text format) when given. */
   readonly metrics?: { readonly registry: { metrics(): Promise<string>; readonly contentType: string } };
@@ -77,9 +83,46 @@ export function presentsToken(headers: Readonly<Record<string, string | string[]
 }
 
 export interface RunningA2AServer {
+  /** The base URL the card advertises (see {@link advertisedBaseUrl}). */
   readonly url: string;
   readonly cardUrl: string;
   close(): Promise<void>;
+}
+
+/** How the advertised base URL was chosen, for the log line. */
+export type AdvertisedSource = 'public_url' | 'listen_address' | 'interface_address' | 'hostname';
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]', '0:0:0:0:0:0:0:0']);
+const isLoopback = (host: string): boolean => /^(localhost|127\.\d+\.\d+\.\d+|\[?::1\]?)$/i.test(host);
+const bracketed = (host: string): string => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+
+/**
+ * The base URL an A2A server advertises in its card: `publicUrl` when given; else the listen address; but never a
+ * loopback address for a wildcard bind (0.0.0.0, ::), which other hosts cannot dial: there the host's first
+ * non-internal IPv4 address (a pod's own IP), else its first global IPv6 address, else its host name. Throws a
+ * config error when none of these exists (set --public-url).
+ */
+export function advertisedBaseUrl(options: {
+  readonly host: string;
+  readonly port: number;
+  readonly publicUrl?: string | undefined;
+  /** os.networkInterfaces() and os.hostname() unless given (tests). */
+  readonly interfaces?: NodeJS.Dict<NetworkInterfaceInfo[]>;
+  readonly hostname?: string;
+}): { readonly url: string; readonly source: AdvertisedSource } {
+  if (options.publicUrl !== undefined) return { url: options.publicUrl.replace(/\/+$/, ''), source: 'public_url' };
+  if (!WILDCARD_HOSTS.has(options.host)) return { url: `http://${bracketed(options.host)}:${options.port}`, source: 'listen_address' };
+  const addresses = Object.values(options.interfaces ?? networkInterfaces()).flatMap((list) => list ?? []).filter((a) => !a.internal);
+  const v4 = addresses.find((a) => a.family === 'IPv4' && !isLoopback(a.address));
+  if (v4 !== undefined) return { url: `http://${v4.address}:${options.port}`, source: 'interface_address' };
+  // Link-local IPv6 (fe80::/10) needs a zone, which a URL cannot carry to another host.
+  const v6 = addresses.find((a) => a.family === 'IPv6' && !/^fe[89ab]/i.test(a.address) && !isLoopback(a.address));
+  if (v6 !== undefined) return { url: `http://[${v6.address}]:${options.port}`, source: 'interface_address' };
+  const name = (options.hostname ?? osHostname()).trim();
+  if (name !== '' && !isLoopback(name)) return { url: `http://${name}:${options.port}`, source: 'hostname' };
+  throw new FlotillaError('config_invalid', `bound to ${options.host} but this host has no address other hosts could dial, and --public-url is not set`, {
+    remedy: 'Set --public-url (FLOTILLA_PUBLIC_URL) to the URL callers reach this server at, e.g. its Service DNS name.',
+  });
 }
 
 const text = (value: string): Part => ({ content: { $case: 'text', value }, metadata: undefined, filename: '', mediaType: 'text/plain' });
@@ -333,8 +376,14 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
   });
   const address = http.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
-  const host = options.host === '0.0.0.0' ? '127.0.0.1' : options.host;
-  const url = `http://${host}:${port}`;
+  let advertised: ReturnType<typeof advertisedBaseUrl>;
+  try {
+    advertised = advertisedBaseUrl({ host: options.host, port, publicUrl: options.publicUrl });
+  } catch (error) {
+    http.close();
+    throw error;
+  }
+  const url = advertised.url;
   // v1.0 interfaces, each also advertised as v0.3 so older message/send and message/stream clients are served.
   card.supportedInterfaces.push(
     ...duplicateInterfacesForLegacy(
@@ -345,7 +394,12 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
       ['JSONRPC', 'HTTP+JSON'],
     ),
   );
-  options.logger.info({ url, card: `${url}/${AGENT_CARD_PATH}` }, 'A2A agent listening');
+  options.logger.info(
+    { url, card: `${url}/${AGENT_CARD_PATH}`, listen: `${bracketed(options.host)}:${port}`, advertised: advertised.source },
+    advertised.source === 'public_url' || advertised.source === 'listen_address'
+      ? 'A2A agent listening'
+      : `A2A agent listening on a wildcard address without --public-url: the card advertises this host's ${advertised.source === 'hostname' ? 'name' : 'own address'} (set --public-url to the Service URL callers use)`,
+  );
   return {
     url,
     cardUrl: `${url}/${AGENT_CARD_PATH}`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedInt, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
+import { boundedInt, HttpUrlSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { A2A_REJECT_REASONS, type FlotillaMetrics } from '@flotilla/metrics';
 import type { A2AAuth } from './a2a.js';
 import { startMemoryGuard, type MemoryGuard } from './memory-guard.js';
@@ -11,8 +11,24 @@ export const A2ATokensSchema = z
   .transform((value) => value.split(',').map((t) => t.trim()).filter((t) => t.length > 0))
   .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters').max(512, 'each token must be at most 512 characters')).min(1, 'give at least one token').max(8, 'at most 8 tokens'));
 
-/** Settings every A2A server process shares: who may call it, and the memory it may use. */
+/**
+ * The base URL an A2A server's card advertises: http(s), no credentials, query or fragment; a trailing slash is
+ * dropped (the card's interfaces are `<url>/a2a/jsonrpc` and `<url>/a2a/rest`).
+ */
+export const PublicUrlSchema = HttpUrlSchema.refine((value) => {
+  if (!URL.canParse(value)) return true; // reported by HttpUrlSchema
+  const url = new URL(value);
+  return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+}, 'must be a base URL such as http://flotilla-argocd.ops.svc:8092, without credentials, query or fragment').transform((value) => value.replace(/\/+$/, ''));
+
+/** Settings every A2A server process shares: where callers reach it, who may call it, and the memory it may use. */
 export const A2A_SERVER_SETTINGS = {
+  publicUrl: {
+    flag: 'public-url',
+    env: 'FLOTILLA_PUBLIC_URL',
+    schema: PublicUrlSchema.optional(),
+    help: 'Base URL the agent card advertises, as other hosts reach this server (in Kubernetes: http://<service>.<namespace>.svc:<port>); unset: the listen address, or on a wildcard bind (0.0.0.0) this host\'s own address, never loopback',
+  },
   a2aTokens: {
     flag: 'a2a-tokens',
     env: 'FLOTILLA_A2A_TOKENS',

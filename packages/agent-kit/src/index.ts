@@ -36,6 +36,8 @@ export {
 export { mcpToolCaller } from './mcp.js';
 export {
   startA2AServer,
+  advertisedBaseUrl,
+  type AdvertisedSource,
   WorkflowExecutor,
   PROGRESS_NOTE_MAX_CHARS,
   PROGRESS_MIN_INTERVAL_MS,
@@ -49,11 +51,25 @@ export {
   type ProgressNote,
 } from './a2a.js';
 export { markdownTable, countLines, toolErrorText, helpText } from './present.js';
-export { connectTools, type ConnectToolsOptions, type ToolsConnection } from './tools.js';
+export { connectTools, MCP_CLIENT_SETTINGS, McpClientTokenSchema, type ConnectToolsOptions, type ToolsConnection } from './tools.js';
 export { textRequest } from './request.js';
 export { CapabilityIndex, CAPABILITY_LIMITS, oneLine, type Capability, type ToolDefinition } from './capabilities.js';
-export { MemoryGuard, startMemoryGuard, readMemoryLimit, readMemoryUsage, MEMORY_GUARD_DEFAULTS, type GuardState, type MemoryGuardOptions } from './memory-guard.js';
-export { A2A_SERVER_SETTINGS, A2ATokensSchema, startA2AGate, type A2AGate, type A2AServerSettings } from './gate.js';
+export {
+  MemoryGuard,
+  startMemoryGuard,
+  memorySource,
+  resolveMemoryCgroup,
+  readMemoryLimit,
+  readMemoryUsage,
+  MEMORY_GUARD_DEFAULTS,
+  type GuardState,
+  type MemoryGuardOptions,
+  type CgroupPaths,
+  type CgroupVersion,
+  type MemoryCgroup,
+  type MemorySource,
+} from './memory-guard.js';
+export { A2A_SERVER_SETTINGS, A2ATokensSchema, PublicUrlSchema, startA2AGate, type A2AGate, type A2AServerSettings } from './gate.js';
 export { a2aClientFactory } from './a2a-client.js';
 export { boundedMemoryStore, CONVERSATIONS_MAX } from './memory-store.js';
 export { redisMemoryStore, REDIS_MEMORY_DEFAULTS, type RedisMemoryStoreOptions } from './redis-memory-store.js';

@@ -1,6 +1,29 @@
 import { randomBytes } from 'node:crypto';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { FlotillaError } from '@flotilla/core';
+import { z } from 'zod';
+import { Client, SdkHttpError, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
+import { FlotillaError, redactUrl, type SettingsSpec } from '@flotilla/core';
+
+/** The token an agent sends to its MCP server: one (the server takes several during a rotation), 16-512 characters. */
+export const McpClientTokenSchema = z
+  .string()
+  .trim()
+  .min(16, 'must be at least 16 characters')
+  .max(512, 'must be at most 512 characters')
+  .refine((value) => !value.includes(','), 'must be one token, without commas (the MCP server takes several for a rotation; an agent sends one)');
+
+/** How a person names the agent's MCP token, in errors. */
+const MCP_TOKEN_SETTING = '--mcp-token (FLOTILLA_MCP_TOKEN)';
+
+/** Settings of an agent that reaches its tools over MCP: the credentials it sends to --mcp-url. */
+export const MCP_CLIENT_SETTINGS = {
+  mcpToken: {
+    flag: 'mcp-token',
+    env: 'FLOTILLA_MCP_TOKEN',
+    schema: McpClientTokenSchema.optional(),
+    help: 'Token sent as Authorization: Bearer to --mcp-url (one of the tokens the MCP server takes); only with --mcp-url',
+    secret: true,
+  },
+} as const satisfies SettingsSpec;
 
 export interface ToolsConnection {
   /** An MCP client of the agent's tools, remote or in process. */
@@ -13,6 +36,8 @@ export interface ConnectToolsOptions<S extends { readonly url: string; close(): 
   readonly agent: string;
   /** A remote MCP server; wins unless `local`. */
   readonly mcpUrl: string | undefined;
+  /** Sent as `Authorization: Bearer` on every request to `mcpUrl`; only with `mcpUrl` (and without `local`). */
+  readonly mcpToken?: string | undefined;
   /** Start the upstream's simulator and use the tools in process against it. */
   readonly local: boolean;
   readonly upstreamUrl: string | undefined;
@@ -24,16 +49,46 @@ export interface ConnectToolsOptions<S extends { readonly url: string; close(): 
   readonly inProcess: (url: string, token: string) => Promise<ToolsConnection>;
 }
 
+/** Whether connecting failed because the MCP server answered 401 (no token, or not one it takes). */
+function refusedCredentials(error: unknown): boolean {
+  return error instanceof UnauthorizedError || (error instanceof SdkHttpError && error.status === 401);
+}
+
+/** A remote MCP server, sending the token on every request; a 401 at connect is a configuration error naming the setting. */
+async function connectRemote(agent: string, mcpUrl: string, mcpToken: string | undefined): Promise<Client> {
+  const client = new Client({ name: `flotilla-${agent}-agent`, version: '0.1.0' });
+  const requestInit = mcpToken === undefined ? undefined : { headers: { authorization: `Bearer ${mcpToken}` } };
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), requestInit === undefined ? {} : { requestInit }));
+  } catch (error) {
+    if (!refusedCredentials(error)) throw error;
+    await client.close().catch(() => undefined);
+    const why = mcpToken === undefined ? `it requires a token and ${MCP_TOKEN_SETTING} is not set` : `it does not take the token in ${MCP_TOKEN_SETTING}`;
+    throw new FlotillaError('config_invalid', `the MCP server at ${redactUrl(mcpUrl)} refused the agent (HTTP 401): ${why}`, {
+      remedy: `Set ${MCP_TOKEN_SETTING} to one of the tokens the MCP server was started with (its --mcp-token / FLOTILLA_MCP_TOKEN).`,
+      cause: error,
+    });
+  }
+  return client;
+}
+
 /**
- * The three ways an agent reaches its tools: a remote MCP server (--mcp-url), the tools in process against the
- * real upstream (URL and token), or in process against a simulator it starts itself (--local).
+ * The three ways an agent reaches its tools: a remote MCP server (--mcp-url, with --mcp-token when the server
+ * requires one), the tools in process against the real upstream (URL and token), or in process against a
+ * simulator it starts itself (--local). A token without a remote MCP server to send it to is refused: it would
+ * be ignored, which hides a configuration mistake.
  */
 export async function connectTools<S extends { readonly url: string; close(): Promise<void> }>(
   options: ConnectToolsOptions<S>,
 ): Promise<ToolsConnection & { readonly simulator: S | undefined }> {
-  if (options.mcpUrl !== undefined && !options.local) {
-    const client = new Client({ name: `flotilla-${options.agent}-agent`, version: '0.1.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(options.mcpUrl)));
+  const remote = options.mcpUrl !== undefined && !options.local;
+  if (options.mcpToken !== undefined && !remote) {
+    throw new FlotillaError('config_invalid', `${MCP_TOKEN_SETTING} is set but there is no remote MCP server to send it to: it is only used with --mcp-url (and without --local)`, {
+      remedy: 'Set --mcp-url to the MCP server that takes the token, or unset --mcp-token.',
+    });
+  }
+  if (remote && options.mcpUrl !== undefined) {
+    const client = await connectRemote(options.agent, options.mcpUrl, options.mcpToken);
     return { client, simulator: undefined, close: () => client.close() };
   }
   let simulator: S | undefined;

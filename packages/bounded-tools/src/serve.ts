@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import { describeError, type Logger } from '@flotilla/core';
+import { describeError, FlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 
 export interface RunningMcpServer {
@@ -27,24 +27,35 @@ export interface McpHttpOptions {
   readonly createServer: () => McpServer;
   /** Tools the server registers (for /readyz). */
   readonly tools: number;
-  /** Bearer token MCP clients must send; undefined: no client authentication. */
-  readonly mcpToken?: string | undefined;
+  /** Tokens MCP clients must send, one of them (two during a rotation); undefined: no client authentication. */
+  readonly mcpTokens?: readonly string[] | undefined;
   /** Runs after the HTTP server closed (e.g. the result store). */
   readonly onClose?: () => Promise<void>;
   /** Logged with the listening line. */
   readonly describe?: Readonly<Record<string, unknown>>;
 }
 
-function bearerMatches(header: string | undefined, token: string): boolean {
-  if (header === undefined || !header.startsWith('Bearer ')) return false;
-  const given = Buffer.from(header.slice('Bearer '.length));
-  const wanted = Buffer.from(token);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/**
+ * True when an Authorization header is `Bearer <one of the tokens>` (the scheme in any case). Compared by SHA-256
+ * digest in constant time against every token, so neither a token's content nor its length leaks through timing.
+ */
+export function bearerMatches(header: string | undefined, tokens: readonly string[]): boolean {
+  const bearer = header !== undefined && /^bearer\s+/i.test(header);
+  const given = digest(bearer ? header.replace(/^bearer\s+/i, '').trim() : '');
+  let found = false;
+  for (const token of tokens) found = timingSafeEqual(given, digest(token)) || found;
+  return bearer && found;
 }
 
 /** An MCP server over Streamable HTTP at /mcp, with /metrics, /healthz and /readyz beside it. */
 export async function serveMcpOverHttp(options: McpHttpOptions): Promise<RunningMcpServer> {
   const { logger, metrics } = options;
+  const mcpTokens = options.mcpTokens;
+  if (mcpTokens !== undefined && (mcpTokens.length === 0 || mcpTokens.some((t) => t.length < 16))) {
+    throw new FlotillaError('config_invalid', 'MCP tokens: give at least one, each at least 16 characters', { remedy: 'Generate one with: openssl rand -hex 24' });
+  }
   const handler = createMcpHandler(options.createServer, {
     onerror: (error) => logger.warn({ err: describeError(error) }, 'MCP request failed'),
   });
@@ -65,7 +76,7 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<Running
       .catch(next);
   });
   app.all('/mcp', (req, res) => {
-    if (options.mcpToken !== undefined && !bearerMatches(req.headers.authorization, options.mcpToken)) {
+    if (mcpTokens !== undefined && !bearerMatches(req.headers.authorization, mcpTokens)) {
       res.status(401).set('www-authenticate', 'Bearer').json({ error: 'unauthorized', message: 'send Authorization: Bearer <the MCP token>' });
       return;
     }
@@ -84,8 +95,9 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<Running
   const address = http.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  // The URL returned is for callers on this host (a wildcard bind is dialled on loopback); the log names what was bound.
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-  logger.info({ url: `${url}/mcp`, ...options.describe }, `${options.name} listening`);
+  logger.info({ listen: `${host}:${port}`, endpoint: '/mcp', ...options.describe }, `${options.name} listening`);
   return {
     url,
     mcpUrl: `${url}/mcp`,

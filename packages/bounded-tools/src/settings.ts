@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { boundedInt, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
+import { boundedInt, TokenListSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { closeRedis, REDIS_SETTINGS, redisFromUrl } from '@flotilla/state';
 import { TOKEN_ENCODINGS } from '@flotilla/tokens';
@@ -13,11 +13,11 @@ const MiB = 1024 * 1024;
 
 /** Settings every Flotilla MCP server shares: client auth, the token budget, and the result store. */
 export const MCP_SERVER_SETTINGS = {
-  mcpToken: {
+  mcpTokens: {
     flag: 'mcp-token',
     env: 'FLOTILLA_MCP_TOKEN',
-    schema: z.string().min(16, 'must be at least 16 characters').max(4096).optional(),
-    help: 'Bearer token MCP clients must send; unset means no client authentication',
+    schema: TokenListSchema.optional(),
+    help: 'Tokens MCP clients must send (Authorization: Bearer), comma-separated for rotation (each 16-512 characters, at most 8); unset means no client authentication',
     secret: true,
   },
   budgetTokens: {

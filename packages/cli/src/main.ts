@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-import { createLogger, describeError, isFlotillaError, LOG_LEVELS, type LogLevel } from '@flotilla/core';
+import { createLogger, describeError, isFlotillaError, LOG_LEVELS, redactUrl, type LogLevel } from '@flotilla/core';
 import { resolveCommand, settingsFor, type Output, type Running } from './cli.js';
 import { COMMANDS } from './commands/index.js';
 
 const out: Output = { write: (text) => void process.stdout.write(text) };
+/** Errors go to stderr as the logger writes lines: a URL's credentials never show. */
 const fail = (message: string): void => {
-  process.stderr.write(`flotilla: ${message}\n`);
+  process.stderr.write(`flotilla: ${redactUrl(message)}\n`);
   process.exitCode = 2;
 };
 

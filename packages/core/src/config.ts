@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FlotillaError } from './errors.js';
+import { urlHasUserinfo } from './redact-url.js';
 
 /**
  * Parse configuration once at start. `source` is usually `process.env` merged with CLI flags by the caller;
@@ -33,11 +34,22 @@ export const HostSchema = z
   .max(253, 'must be at most 253 characters')
   .regex(/^[A-Za-z0-9.:\-[\]]+$/, 'must be a host name or an IP address such as 127.0.0.1 or 0.0.0.0');
 
-/** An http(s) URL. */
+/** An http(s) URL, without credentials in it (those go through token settings, which are never echoed or logged). */
 export const HttpUrlSchema = z
   .string()
   .url('must be an http(s) URL such as http://127.0.0.1:8080')
-  .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://');
+  .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://')
+  .refine((value) => !urlHasUserinfo(value), 'must not carry credentials (user:password@): pass them through the token settings instead');
+
+/**
+ * Tokens a server accepts: comma-separated (two during a rotation), each 16-512 characters, at most 8.
+ * Spaces around each token are dropped, and so are empty entries.
+ */
+export const TokenListSchema = z
+  .string()
+  .max(4_096, 'must be at most 4096 characters')
+  .transform((value) => value.split(',').map((t) => t.trim()).filter((t) => t.length > 0))
+  .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters').max(512, 'each token must be at most 512 characters')).min(1, 'give at least one token').max(8, 'at most 8 tokens'));
 
 /** A positive integer with inclusive bounds, coerced from strings; the message names the range. */
 export function boundedInt(min: number, max: number): z.ZodCoercedNumber<unknown> {

@@ -13,12 +13,14 @@ export {
   PortSchema,
   HostSchema,
   HttpUrlSchema,
+  TokenListSchema,
   boundedInt,
   BooleanFlagSchema,
   LogLevelSchema,
   LOG_LEVELS,
   type LogLevel,
 } from './config.js';
+export { redactUrl, urlHasUserinfo, REDACTED_USERINFO } from './redact-url.js';
 export { createLogger, silentLogger, REDACT_PATHS, REDACTED, type Logger, type LoggerOptions } from './logger.js';
 export {
   parseSettings,

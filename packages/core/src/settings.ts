@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FlotillaError } from './errors.js';
+import { redactUrl } from './redact-url.js';
 
 /**
  * One setting of a Flotilla process: read from a command-line flag or an environment variable (the flag wins),
@@ -45,7 +46,8 @@ export function parseSettings<T extends SettingsSpec>(
       out[key] = parsed.data;
     } else {
       const message = parsed.error.issues[0]?.message ?? 'invalid value';
-      const shown = raw === undefined ? 'not set' : setting.secret === true ? 'given' : `got ${JSON.stringify(raw)}`;
+      // A URL's credentials are never echoed, whichever setting carries them.
+      const shown = raw === undefined ? 'not set' : setting.secret === true ? 'given' : `got ${JSON.stringify(typeof raw === 'string' ? redactUrl(raw) : raw)}`;
       problems.push(`  --${setting.flag} / ${setting.env}: ${raw === undefined && /received undefined|required/i.test(message) ? 'is required' : message} (${shown})`);
     }
   }

@@ -24,6 +24,8 @@ export {
   type TrimKind,
   DELEGATION_OUTCOMES,
   AGENT_STATES,
+  CARD_FAILURE_REASONS,
+  type CardFailureReason,
   type DelegationOutcome,
   type AgentState,
   LIMITATION_STRATEGIES,

@@ -30,6 +30,7 @@ export const METRIC = {
   supervisorReplyTokens: 'flotilla_supervisor_reply_tokens',
   supervisorReplyTruncations: 'flotilla_supervisor_reply_truncations_total',
   supervisorAgents: 'flotilla_supervisor_agents',
+  supervisorCardFailures: 'flotilla_supervisor_agent_card_failures_total',
   agentTurns: 'flotilla_agent_turns_total',
   memoryGuardState: 'flotilla_memory_guard_state',
   memoryUsageRatio: 'flotilla_memory_usage_ratio',
@@ -82,9 +83,20 @@ export type TrimKind = (typeof TRIM_KINDS)[number];
 export const DELEGATION_OUTCOMES = ['ok', 'failed', 'timeout', 'rejected'] as const;
 export type DelegationOutcome = (typeof DELEGATION_OUTCOMES)[number];
 
-/** States of a domain agent in the supervisor's registry. */
-export const AGENT_STATES = ['ready', 'unreachable', 'pending'] as const;
+/**
+ * States of a domain agent in the supervisor's registry: `refused` when its card was read but is not trusted (it
+ * names another origin than the agent was configured or discovered at, or it is a supervisor's).
+ */
+export const AGENT_STATES = ['ready', 'unreachable', 'pending', 'refused'] as const;
 export type AgentState = (typeof AGENT_STATES)[number];
+
+/**
+ * Why the supervisor left an agent out after reading (or trying to read) its card: it could not be fetched, it is over
+ * the size cap, it is not an agent card, it names another origin than the agent's configured or discovered URL (no
+ * credentials go there), or it is a supervisor's (no loops).
+ */
+export const CARD_FAILURE_REASONS = ['unreachable', 'too_large', 'invalid', 'foreign_origin', 'self'] as const;
+export type CardFailureReason = (typeof CARD_FAILURE_REASONS)[number];
 
 /** How an agent turn ended. */
 export const TURN_OUTCOMES = ['answered', 'tool_error', 'rejected', 'failed'] as const;

@@ -33,6 +33,7 @@ export interface FlotillaMetrics {
   readonly supervisorReplyTokens: Histogram<'agent'>;
   readonly supervisorReplyTruncations: Counter<'agent'>;
   readonly supervisorAgents: Gauge<'status'>;
+  readonly supervisorCardFailures: Counter<'reason'>;
   readonly memoryGuardState: Gauge<'agent' | 'state'>;
   readonly memoryUsageRatio: Gauge<'agent'>;
   readonly a2aRejected: Counter<'agent' | 'reason'>;
@@ -300,6 +301,12 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       name: METRIC.supervisorAgents,
       help: 'Domain agents in the supervisor registry, by state.',
       labelNames: [LABEL.status],
+      registers,
+    }),
+    supervisorCardFailures: new Counter({
+      name: METRIC.supervisorCardFailures,
+      help: 'Agent cards the supervisor could not use (the agent is left out until a later read succeeds), by reason.',
+      labelNames: [LABEL.reason],
       registers,
     }),
   };

@@ -362,6 +362,8 @@ describe('chart specifics', () => {
       'flotilla-argocd': [['agent', 'argocd'], 'FLOTILLA_ARGOCD_AGENT_PORT', '8092'],
       'flotilla-netbox': [['agent', 'netbox'], 'FLOTILLA_NETBOX_AGENT_PORT', '8094'],
       'flotilla-slack-bot': [['slack'], 'FLOTILLA_SLACK_PORT', '8095'],
+      'flotilla-argocd-mcp': [['mcp', 'argocd'], 'FLOTILLA_ARGOCD_MCP_PORT', '8091'],
+      'flotilla-netbox-mcp': [['mcp', 'netbox'], 'FLOTILLA_NETBOX_MCP_PORT', '8093'],
     };
     expect([...byName.keys()].sort()).toEqual(Object.keys(expected).sort());
     for (const [container, [args, portEnv, port]] of Object.entries(expected)) {
@@ -381,6 +383,60 @@ describe('chart specifics', () => {
     const binding = new RoleBinding(one('defaults', (o) => o.kind === 'RoleBinding') as never);
     expect(binding.roleRef).toMatchObject({ kind: 'Role', name: roles[0]?.metadata.name });
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: `${RELEASE}-flotilla`, namespace: NAMESPACE }]);
+  });
+
+  it('has every A2A piece advertise the URL the supervisor (or the Slack bot) calls it at', () => {
+    for (const name of CASES) {
+      const containers = new Map(containersOf(name).map((c) => [c.container.name, c.container]));
+      for (const piece of A2A_SERVERS) {
+        const container = containers.get(`flotilla-${piece}`);
+        if (container === undefined) continue;
+        const service = `http://${RELEASE}-flotilla-${piece}.${NAMESPACE}.svc:${container.ports?.[0]?.containerPort ?? 0}`;
+        const annotated = one(name, (o) => o.kind === 'Service' && componentOf(o) === piece).metadata.annotations?.['flotilla.io/a2a-url'];
+        expect(envOf(container).get('FLOTILLA_PUBLIC_URL'), `${name} ${piece}`).toBe(annotated ?? service);
+      }
+      const agents = envOf(containers.get('flotilla-supervisor') as IContainer).get('FLOTILLA_AGENTS');
+      for (const pair of agents?.split(',') ?? []) {
+        const [agent, url] = pair.split('=');
+        const advertised = containers.get(`flotilla-${agent ?? ''}`);
+        if (advertised !== undefined) expect(envOf(advertised).get('FLOTILLA_PUBLIC_URL'), `${name} ${pair}`).toBe(url);
+      }
+      const bot = containers.get('flotilla-slack-bot');
+      // The Slack bot calls this release's supervisor (unless slackBot.supervisorUrl names another) at the URL it advertises.
+      if (bot !== undefined && envOf(bot).get('FLOTILLA_SUPERVISOR_URL')?.startsWith(`http://${RELEASE}-flotilla-supervisor.`) === true) {
+        expect(envOf(bot).get('FLOTILLA_SUPERVISOR_URL')).toBe(envOf(containers.get('flotilla-supervisor') as IContainer).get('FLOTILLA_PUBLIC_URL'));
+      }
+    }
+  });
+
+  it('deploys the MCP servers on request: the agent calls its Service with the MCP token and loses the upstream token; the server requires the token (rotation too)', () => {
+    const byName = new Map(containersOf('ci/full').map((c) => [c.container.name, c.container]));
+    const agent = byName.get('flotilla-argocd') as IContainer;
+    const server = byName.get('flotilla-argocd-mcp') as IContainer;
+    expect(envOf(agent).get('FLOTILLA_ARGOCD_MCP_URL')).toBe(`http://${RELEASE}-flotilla-argocd-mcp.${NAMESPACE}.svc:8091/mcp`);
+    const mcpSecret = `${RELEASE}-flotilla-mcp`;
+    expect(agent.env?.find((e) => e.name === 'FLOTILLA_MCP_TOKEN')?.valueFrom?.secretKeyRef).toEqual({ name: mcpSecret, key: 'token' });
+    expect(agent.env?.some((e) => e.name === 'FLOTILLA_ARGOCD_TOKEN' || e.name === 'FLOTILLA_ARGOCD_URL')).toBe(false);
+    expect(server.env?.find((e) => e.name === 'FLOTILLA_MCP_CURRENT_TOKEN')?.valueFrom?.secretKeyRef).toEqual({ name: mcpSecret, key: 'token' });
+    expect(server.env?.find((e) => e.name === 'FLOTILLA_MCP_PREVIOUS_TOKEN')?.valueFrom?.secretKeyRef).toEqual({ name: mcpSecret, key: 'previousToken' });
+    expect(envOf(server).get('FLOTILLA_MCP_TOKEN')).toBe('$(FLOTILLA_MCP_CURRENT_TOKEN),$(FLOTILLA_MCP_PREVIOUS_TOKEN)');
+    expect(envOf(server).get('FLOTILLA_ARGOCD_URL')).toBe('https://argocd-server.argocd.svc');
+    expect(server.env?.find((e) => e.name === 'FLOTILLA_ARGOCD_TOKEN')?.valueFrom?.secretKeyRef?.key).toBe('argocd-token');
+    const secret = one('ci/full', (o) => o.kind === 'Secret' && o.metadata.name === mcpSecret) as K8sObject & { data: Record<string, string> };
+    expect(Buffer.from(secret.data.token ?? '', 'base64').toString()).toBe('mcp-token-for-ci-0123456789');
+    // Only its agent may reach an MCP server (and the scrapes).
+    const policy = one('ci/full', (o) => o.kind === 'NetworkPolicy' && componentOf(o) === 'argocd-mcp') as K8sObject & { spec: { ingress: { from: unknown[] }[] } };
+    expect(JSON.stringify(policy.spec.ingress[0]?.from)).toContain('"app.kubernetes.io/component":"argocd"');
+    // Without MCP servers: no MCP Secret, no MCP variable.
+    expect(objectsOf('defaults').some((o) => o.metadata.name === mcpSecret)).toBe(false);
+    expect(containersOf('defaults').flatMap(({ container }) => (container.env ?? []).map((e) => e.name)).filter((n) => n.includes('MCP'))).toEqual([]);
+  });
+
+  it('refuses an MCP server without its upstream URL, and credentials or the public URL in extraEnv', async () => {
+    await expect(helm(['template', RELEASE, CHART, '--set', 'argocdMcp.enabled=true'])).rejects.toThrow(/argocdMcp.enabled needs argocd.url/);
+    await expect(helm(['template', RELEASE, CHART, '--set', 'argocd.extraEnv[0].name=FLOTILLA_PUBLIC_URL', '--set', 'argocd.extraEnv[0].value=http://x'])).rejects.toThrow(/argocd.extraEnv sets FLOTILLA_PUBLIC_URL/);
+    await expect(helm(['template', RELEASE, CHART, '--set', 'netboxMcp.extraEnv[0].name=FLOTILLA_MCP_TOKEN', '--set', 'netboxMcp.extraEnv[0].value=x'])).rejects.toThrow(/netboxMcp.extraEnv sets FLOTILLA_MCP_TOKEN/);
+    await expect(helm(['template', RELEASE, CHART, '--set', 'mcp.previousToken=only-previous-0123456789'])).rejects.toThrow(/mcp.previousToken needs mcp.token/);
   });
 
   it('lists the release’s agents statically, with no Role, when discovery is off', () => {

@@ -89,3 +89,12 @@ export { LLM_SIM_LIMITS, type FakeLlmOptions, type LlmFaults } from './llm/optio
 export type { RecordedLlmRequest, RunningFakeLlm } from './llm/server.js';
 export { startFakeOpenAi } from './llm/openai.js';
 export { startFakeAnthropic } from './llm/anthropic.js';
+export {
+  startKubernetesSimulator,
+  KUBERNETES_SIM_LIMITS,
+  type KubeService,
+  type KubeConfigOptions,
+  type KubernetesSimulatorOptions,
+  type RunningKubernetesSimulator,
+  type RecordedRequest as RecordedKubernetesRequest,
+} from './kubernetes/server.js';

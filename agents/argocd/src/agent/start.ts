@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, meteredAnswerCache, redisAnswerCache, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type ToolsConnection } from '@flotilla/agent-kit';
+import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, MCP_CLIENT_SETTINGS, meteredAnswerCache, redisAnswerCache, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type ToolsConnection } from '@flotilla/agent-kit';
 import { createFileResultStore, createRedisResultStore, type ResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
@@ -22,6 +22,7 @@ export const ARGOCD_AGENT_SETTINGS = {
   host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
   port: { flag: 'port', env: 'FLOTILLA_ARGOCD_AGENT_PORT', schema: PortSchema.default(8092), help: 'Port of the A2A agent (card, JSON-RPC, REST)' },
   mcpUrl: { flag: 'mcp-url', env: 'FLOTILLA_ARGOCD_MCP_URL', schema: HttpUrlSchema.optional(), help: 'Argo CD MCP server (…/mcp); unset runs the tools in process' },
+  ...MCP_CLIENT_SETTINGS,
   argocdUrl: { flag: 'argocd-url', env: 'FLOTILLA_ARGOCD_URL', schema: HttpUrlSchema.optional(), help: 'Argo CD API, for in-process tools' },
   argocdToken: { flag: 'argocd-token', env: 'FLOTILLA_ARGOCD_TOKEN', schema: z.string().min(1).max(4096).optional(), help: 'Argo CD token, for in-process tools', secret: true },
   local: { flag: 'local', env: 'FLOTILLA_LOCAL', schema: BooleanFlagSchema.default(false), help: 'Also start the Argo CD simulator (819 applications) and use it', isSwitch: true },
@@ -111,6 +112,7 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
     tools = await connectTools({
       agent: 'argocd',
       mcpUrl: config.mcpUrl,
+      mcpToken: config.mcpToken,
       local: config.local,
       upstreamUrl: config.argocdUrl,
       upstreamToken: config.argocdToken,
@@ -185,6 +187,7 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
     agent: ARGOCD_AGENT_CARD,
     host: config.host,
     port: config.port,
+    publicUrl: config.publicUrl,
     logger,
     metrics,
     auth: gate.auth,

@@ -1,10 +1,17 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
+import { KubeConfig, type V1Service, type V1ServicePort } from '@kubernetes/client-node';
 import { createLogger, silentLogger, type Logger } from '@flotilla/core';
-import { startFakeKube, type FakeKubeServer } from './fake-kube.test-util.js';
+import { startKubernetesSimulator, type RunningKubernetesSimulator } from '@flotilla/simulators';
 import { DISCOVERY_LABEL, URL_ANNOTATION, endpointOf, kubernetesAgentSource, type KubernetesSourceOptions } from './kubernetes.js';
 import type { AgentSource, EndpointChange } from './types.js';
+
+/** A KubeConfig for the simulator (the real client, plain HTTP). */
+function kubeConfigOf(kube: RunningKubernetesSimulator): KubeConfig {
+  const config = new KubeConfig();
+  config.loadFromOptions(kube.kubeConfigOptions());
+  return config;
+}
 
 interface ServiceSpec {
   readonly namespace?: string;
@@ -67,6 +74,7 @@ describe('endpointOf', () => {
   it('ignores an unusable annotation and uses the port', () => {
     expect(endpointOf(service('a', { annotations: { [URL_ANNOTATION]: 'not a url' } }))?.url).toBe('http://a.flotilla.svc:8080');
     expect(endpointOf(service('b', { annotations: { [URL_ANNOTATION]: 'ftp://b/' } }))?.url).toBe('http://b.flotilla.svc:8080');
+    expect(endpointOf(service('c', { annotations: { [URL_ANNOTATION]: 'http://bot:secret-0123456789@c:9000' } }))?.url).toBe('http://c.flotilla.svc:8080');
   });
 
   it('is undefined without ports or URL, or without a name', () => {
@@ -77,11 +85,11 @@ describe('endpointOf', () => {
 });
 
 describe('kubernetesAgentSource (fake API server over HTTP)', () => {
-  let kube: FakeKubeServer;
+  let kube: RunningKubernetesSimulator;
   const sources: AgentSource[] = [];
 
   beforeEach(async () => {
-    kube = await startFakeKube();
+    kube = await startKubernetesSimulator();
   });
 
   afterEach(async () => {
@@ -93,7 +101,7 @@ describe('kubernetesAgentSource (fake API server over HTTP)', () => {
     options: Partial<KubernetesSourceOptions> = {},
   ): Promise<{ source: AgentSource; changes: EndpointChange[] }> {
     const changes: EndpointChange[] = [];
-    const source = kubernetesAgentSource({ kubeConfig: kube.kubeConfig(), logger: silentLogger(), ...options });
+    const source = kubernetesAgentSource({ kubeConfig: kubeConfigOf(kube), logger: silentLogger(), ...options });
     sources.push(source);
     await source.start((change) => changes.push(change));
     return { source, changes };

@@ -50,14 +50,16 @@ function serviceId(service: V1Service): string | undefined {
 function annotatedUrl(raw: string | undefined): string | undefined {
   const value = raw?.trim();
   if (value === undefined || value === '' || !URL.canParse(value)) return undefined;
-  const { protocol } = new URL(value);
+  const { protocol, username, password } = new URL(value);
   if (protocol !== 'http:' && protocol !== 'https:') return undefined;
+  // Credentials never ride in a URL (they would reach logs and cards): the agents' token is --agent-token.
+  if (username !== '' || password !== '') return undefined;
   return value.replace(/\/+$/, '');
 }
 
 /**
  * The A2A endpoint a Service stands for: id `<namespace>/<name>`; URL from the {@link URL_ANNOTATION} annotation
- * when it holds an http(s) URL, else `http://<name>.<namespace>.svc:<port>` (cluster DNS) with the port named
+ * when it holds an http(s) URL without credentials, else `http://<name>.<namespace>.svc:<port>` (cluster DNS) with the port named
  * {@link PORT_NAME} or the first one. Undefined when there is no usable URL.
  */
 export function endpointOf(service: V1Service): AgentEndpoint | undefined {

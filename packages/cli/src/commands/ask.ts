@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { HttpUrlSchema, LogLevelSchema } from '@flotilla/core';
+import { BooleanFlagSchema, HttpUrlSchema, LogLevelSchema } from '@flotilla/core';
 import { a2aClientFactory, textRequest } from '@flotilla/agent-kit';
 import { defineCommand, type Output } from '../cli.js';
 
@@ -9,6 +9,13 @@ export const ASK_SETTINGS = {
   agent: { flag: 'agent', env: 'FLOTILLA_AGENT_URL', schema: HttpUrlSchema.default('http://127.0.0.1:8090'), help: 'Base URL of the A2A agent (default: the supervisor)' },
   token: { flag: 'token', env: 'FLOTILLA_A2A_TOKEN', schema: z.string().min(1).max(512).optional(), help: 'Token of an agent started with --a2a-tokens (sent as a bearer token)', secret: true },
   context: { flag: 'context', env: 'FLOTILLA_CONTEXT_ID', schema: z.string().min(1).max(200).optional(), help: 'Conversation id, to continue one ("next page")' },
+  json: {
+    flag: 'json',
+    env: 'FLOTILLA_ASK_JSON',
+    schema: BooleanFlagSchema.default(false),
+    help: 'Print one JSON object ({answer, options, metadata, data, contextId}) instead of text and progress (for scripts)',
+    isSwitch: true,
+  },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('warn'), help: 'Log level' },
 } as const;
 
@@ -50,13 +57,19 @@ export const askCommand = defineCommand({
   examples: [
     'flotilla ask "which apps are out of sync in prod?"',
     'flotilla ask "next page" --context my-thread',
+    'flotilla ask --json "list the clusters"',
     'flotilla ask "interfaces of every switch in ams1" --agent http://127.0.0.1:8094',
   ],
   async run({ settings, out }) {
     const contextId = settings.context ?? randomUUID();
-    const { answer, metadata } = await askAgent(settings.agent, settings.question, contextId, out, settings.token);
-    out.write(`${answer}\n`);
+    const silent: Output = { write: () => undefined };
+    const { answer, metadata, data } = await askAgent(settings.agent, settings.question, contextId, settings.json ? silent : out, settings.token);
     const options = Array.isArray(metadata.options) ? (metadata.options as string[]) : [];
+    if (settings.json) {
+      out.write(`${JSON.stringify({ answer, options, metadata, data: data ?? null, contextId })}\n`);
+      return undefined;
+    }
+    out.write(`${answer}\n`);
     if (options.length > 0) out.write(`\nYou can say: ${options.map((o) => `"${o}"`).join(', ')}\n`);
     out.write(`(context ${contextId}; pass --context ${contextId} to continue)\n`);
     return undefined;

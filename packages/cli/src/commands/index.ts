@@ -5,6 +5,7 @@ import { demoCommand } from './demo.js';
 import { mcpArgoCdCommand } from './mcp-argocd.js';
 import { agentNetBoxCommand, mcpNetBoxCommand, simNetBoxCommand } from './netbox.js';
 import { simArgoCdCommand } from './sim-argocd.js';
+import { simKubernetesCommand } from './sim-kubernetes.js';
 import { simAnthropicCommand, simOpenAiCommand } from './sim-llm.js';
 import { slackCommand, supervisorCommand, upCommand } from './supervisor.js';
 
@@ -19,6 +20,7 @@ export const COMMANDS: readonly Command[] = [
   askCommand,
   simArgoCdCommand,
   simNetBoxCommand,
+  simKubernetesCommand,
   simOpenAiCommand,
   simAnthropicCommand,
   mcpArgoCdCommand,

@@ -1,6 +1,47 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { KubeConfig, type V1Service } from '@kubernetes/client-node';
+import { silentLogger, type Logger } from '@flotilla/core';
+
+/** A Kubernetes Service as this simulator stores it (the fields discovery reads; the rest is kept as given). */
+export interface KubeService {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: {
+    name?: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    resourceVersion?: string;
+  };
+  spec?: { ports?: { name?: string; port?: number; targetPort?: number | string }[]; selector?: Record<string, string>; type?: string };
+}
+type V1Service = KubeService;
+
+/** Services held at most: more are refused (the simulator is bounded like everything else). */
+export const KUBERNETES_SIM_LIMITS = { maxServices: 10_000, maxHistory: 1_000, maxWatches: 100, maxRecordedRequests: 10_000 } as const;
+
+export interface KubernetesSimulatorOptions {
+  /** Address to listen on (default 127.0.0.1) and port (default 0: any free port). */
+  readonly host?: string;
+  readonly port?: number;
+  /** Services present from the start. */
+  readonly services?: readonly KubeService[];
+  /** Bearer token clients must send (a ServiceAccount token); unset: no authentication. */
+  readonly token?: string | undefined;
+  /** Serve HTTPS with this certificate and key (PEM), as a real API server does. */
+  readonly tls?: { readonly cert: string | Buffer; readonly key: string | Buffer } | undefined;
+  readonly logger?: Logger;
+}
+
+/** A kubeconfig (as @kubernetes/client-node's `loadFromOptions` takes it) for this simulator over plain HTTP. */
+export interface KubeConfigOptions {
+  readonly clusters: { name: string; server: string; skipTLSVerify: boolean }[];
+  readonly users: { name: string; token?: string }[];
+  readonly contexts: { name: string; cluster: string; user: string }[];
+  readonly currentContext: string;
+}
 
 /** One request the fake API server received: path and query parameters, as the client sent them. */
 export interface RecordedRequest {
@@ -25,15 +66,15 @@ interface OpenWatch {
 
 type Selector = (labels: Readonly<Record<string, string>> | undefined) => boolean;
 
-export interface FakeKubeServer {
-  /** `http://127.0.0.1:PORT` */
+export interface RunningKubernetesSimulator {
+  /** `http(s)://HOST:PORT` */
   readonly url: string;
-  /** Every request received so far, oldest first. */
+  /** Every request received so far, oldest first (the newest 10,000). */
   readonly requests: readonly RecordedRequest[];
   /** Watch connections currently open. */
   openWatches(): number;
-  /** A KubeConfig pointing at this server (plain HTTP, no credentials). */
-  kubeConfig(): KubeConfig;
+  /** Options for a KubeConfig pointing at this server (with its token, if any). */
+  kubeConfigOptions(): KubeConfigOptions;
   addService(service: V1Service): void;
   updateService(service: V1Service): void;
   deleteService(namespace: string, name: string): void;
@@ -76,11 +117,16 @@ function clone(service: V1Service): V1Service {
   return JSON.parse(JSON.stringify(service)) as V1Service;
 }
 
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
 /**
- * A fake Kubernetes API server for Services: list (namespaced and cluster-wide) with label selectors, and watches
- * streaming newline-delimited JSON events over chunked HTTP, resumable from a resourceVersion as the real one is.
+ * A Kubernetes API server for Services, as the supervisor's discovery uses it: list (namespaced and cluster-wide)
+ * with label selectors, and watches streaming newline-delimited JSON events over chunked HTTP, resumable from a
+ * resourceVersion as the real one is; Status bodies for errors (401 without the bearer token when one is set, 404,
+ * 405, 410 Gone for a too old resourceVersion); HTTPS when given a certificate. Bounded in Services, history,
+ * watches and recorded requests.
  */
-export async function startFakeKube(): Promise<FakeKubeServer> {
+export async function startKubernetesSimulator(options: KubernetesSimulatorOptions = {}): Promise<RunningKubernetesSimulator> {
   const services = new Map<string, V1Service>();
   const history: HistoryEntry[] = [];
   const watches = new Set<OpenWatch>();
@@ -115,7 +161,7 @@ export async function startFakeKube(): Promise<FakeKubeServer> {
   function record(before: V1Service | undefined, after: V1Service | undefined): void {
     const entry: HistoryEntry = { rv: resourceVersion, before, after };
     history.push(entry);
-    if (history.length > 1000) history.shift();
+    if (history.length > KUBERNETES_SIM_LIMITS.maxHistory) history.shift();
     for (const watch of watches) {
       const event = eventFor(watch, entry);
       if (event !== undefined) send(watch, event);
@@ -130,6 +176,7 @@ export async function startFakeKube(): Promise<FakeKubeServer> {
     const before = services.get(key);
     if (mustExist && before === undefined) throw new Error(`fake-kube: no Service ${key}`);
     if (!mustExist && before !== undefined) throw new Error(`fake-kube: Service ${key} exists`);
+    if (before === undefined && services.size >= KUBERNETES_SIM_LIMITS.maxServices) throw new Error(`fake-kube: at most ${KUBERNETES_SIM_LIMITS.maxServices} Services`);
     resourceVersion += 1;
     const stored = clone(service);
     stored.apiVersion = 'v1';
@@ -163,6 +210,10 @@ export async function startFakeKube(): Promise<FakeKubeServer> {
       fail(res, 410, `too old resource version: ${since}`);
       return;
     }
+    if (watches.size >= KUBERNETES_SIM_LIMITS.maxWatches) {
+      fail(res, 429, `too many watches (at most ${KUBERNETES_SIM_LIMITS.maxWatches})`);
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
     res.flushHeaders();
     watches.add(watch);
@@ -187,9 +238,20 @@ export async function startFakeKube(): Promise<FakeKubeServer> {
     }
   }
 
-  const server = createServer((req, res) => {
+  const wanted = options.token === undefined ? undefined : digest(options.token);
+  const authorized = (header: string | undefined): boolean => {
+    if (wanted === undefined) return true;
+    const match = /^bearer\s+(.+)$/i.exec(header ?? '');
+    return match?.[1] !== undefined && timingSafeEqual(digest(match[1].trim()), wanted);
+  };
+  const handler: RequestListener = (req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     requests.push({ path: url.pathname, query: Object.fromEntries(url.searchParams) });
+    if (requests.length > KUBERNETES_SIM_LIMITS.maxRecordedRequests) requests.shift();
+    if (!authorized(req.headers.authorization)) {
+      fail(res, 401, 'Unauthorized');
+      return;
+    }
     if (failures > 0) {
       failures -= 1;
       fail(res, failureStatus, 'injected failure');
@@ -227,16 +289,21 @@ export async function startFakeKube(): Promise<FakeKubeServer> {
         items: list(namespace, selector),
       }),
     );
-  });
+  };
+  const server: Server = options.tls === undefined ? createServer(handler) : createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, handler);
+  for (const service of options.services ?? []) put(service, false);
 
+  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const url = `${options.tls === undefined ? 'http' : 'https'}://${shownHost}:${(server.address() as AddressInfo).port}`;
+  (options.logger ?? silentLogger()).info({ url, services: services.size, tls: options.tls !== undefined, auth: options.token !== undefined }, 'Kubernetes API simulator listening');
 
   function dropWatches(options?: { readonly abrupt?: boolean }): void {
     for (const watch of [...watches]) {
@@ -250,16 +317,12 @@ export async function startFakeKube(): Promise<FakeKubeServer> {
     url,
     requests,
     openWatches: () => watches.size,
-    kubeConfig() {
-      const kc = new KubeConfig();
-      kc.loadFromOptions({
-        clusters: [{ name: 'fake', server: url, skipTLSVerify: true }],
-        users: [{ name: 'fake' }],
-        contexts: [{ name: 'fake', cluster: 'fake', user: 'fake' }],
-        currentContext: 'fake',
-      });
-      return kc;
-    },
+    kubeConfigOptions: () => ({
+      clusters: [{ name: 'fake', server: url, skipTLSVerify: true }],
+      users: [options.token === undefined ? { name: 'fake' } : { name: 'fake', token: options.token }],
+      contexts: [{ name: 'fake', cluster: 'fake', user: 'fake' }],
+      currentContext: 'fake',
+    }),
     addService: (service) => put(service, false),
     updateService: (service) => put(service, true),
     deleteService(namespace, name) {
