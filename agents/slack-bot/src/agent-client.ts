@@ -1,6 +1,6 @@
 import { Role, TaskState, type Part, type StreamResponse } from '@a2a-js/sdk';
 import { describeError } from '@flotilla/core';
-import { a2aClientFactory, textRequest } from '@flotilla/agent-kit';
+import { connectA2AAgent, textRequest } from '@flotilla/agent-kit';
 import { followUpsFrom, type FollowUp } from './render.js';
 
 /** What the agent answered: the text, its follow-ups, and whether the task ended well. */
@@ -123,7 +123,7 @@ const MAX_ANSWER_CHARS = 2_000_000;
 export async function askAgent(agentUrl: string, question: string, contextId: string, options: AskOptions): Promise<AgentReply> {
   const { signal } = options;
   try {
-    const client = await abortable(a2aClientFactory(options.token).createFromUrl(agentUrl), signal);
+    const client = await abortable(connectA2AAgent(agentUrl, options.token), signal);
     const stream = client.sendMessageStream(
       textRequest(question, contextId),
       { signal },

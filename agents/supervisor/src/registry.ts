@@ -271,7 +271,8 @@ export class AgentRegistry {
       this.options.logger.info({ agent: entry.endpoint.id, url, name: entry.name, skills: entry.skills.length }, 'agent registered');
       this.schedule(entry, this.options.refreshMs ?? REGISTRY_LIMITS.refreshMs);
     } catch (error) {
-      if (this.entries.get(entry.endpoint.id) !== entry) return;
+      // A load for an older URL of this agent: the newer one decides.
+      if (this.entries.get(entry.endpoint.id) !== entry || entry.endpoint.url !== url) return;
       const reason: CardFailureReason = error instanceof CardError ? error.reason : 'unreachable';
       const refused = reason === 'foreign_origin' || reason === 'self';
       entry.state = refused ? 'refused' : 'unreachable';

@@ -307,9 +307,21 @@ The token a client of the hop sends (the current one, key token; required, as ab
 {{- include "flotilla.tokenSecretName" (dict "root" . "kind" "a2a") }}
 {{- end }}
 
-{{/* "true" when the chart deploys an MCP server, or an MCP token is configured: the agents then send the MCP token. */}}
+{{/* "true" when the chart deploys an MCP server, or an MCP token is configured: then there is an MCP Secret. */}}
 {{- define "flotilla.mcpAuth" -}}
 {{- if or .Values.argocdMcp.enabled .Values.netboxMcp.enabled .Values.mcp.token .Values.mcp.existingSecret }}true{{ end }}
+{{- end }}
+
+{{/*
+"true" when a domain agent sends the MCP token: to this chart's own MCP server (<key>Mcp.enabled, no <key>.mcpUrl),
+or to its external <key>.mcpUrl only when the token was chosen (mcp.token or mcp.existingSecret): a generated token
+never leaves the release. Call with (dict "root" $ "key" "argocd").
+*/}}
+{{- define "flotilla.agentSendsMcpToken" -}}
+{{- $v := index .root.Values .key }}
+{{- $own := and (index .root.Values (printf "%sMcp" .key)).enabled (not $v.mcpUrl) }}
+{{- $chosen := and $v.mcpUrl (or .root.Values.mcp.token .root.Values.mcp.existingSecret) }}
+{{- if or $own $chosen }}true{{ end }}
 {{- end }}
 
 {{/*

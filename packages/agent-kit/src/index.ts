@@ -70,7 +70,7 @@ export {
   type MemorySource,
 } from './memory-guard.js';
 export { A2A_SERVER_SETTINGS, A2ATokensSchema, PublicUrlSchema, startA2AGate, type A2AGate, type A2AServerSettings } from './gate.js';
-export { a2aClientFactory } from './a2a-client.js';
+export { a2aClientFactory, connectA2AAgent } from './a2a-client.js';
 export { boundedMemoryStore, CONVERSATIONS_MAX } from './memory-store.js';
 export { redisMemoryStore, REDIS_MEMORY_DEFAULTS, type RedisMemoryStoreOptions } from './redis-memory-store.js';
 export { BoundedTaskStore, TASK_STORE_LIMITS } from './task-store.js';

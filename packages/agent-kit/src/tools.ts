@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { Client, SdkHttpError, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import { FlotillaError, redactUrl, type SettingsSpec } from '@flotilla/core';
+import { describeError, FlotillaError, redactUrl, type Logger, type SettingsSpec } from '@flotilla/core';
 
 /** The token an agent sends to its MCP server: one (the server takes several during a rotation), 16-512 characters. */
 export const McpClientTokenSchema = z
@@ -40,6 +40,10 @@ export interface ConnectToolsOptions<S extends { readonly url: string; close(): 
   readonly mcpToken?: string | undefined;
   /** Start the upstream's simulator and use the tools in process against it. */
   readonly local: boolean;
+  /** Told of each retry while the remote MCP server is not up yet. */
+  readonly logger?: Logger | undefined;
+  /** How long to wait for the remote MCP server at start (default MCP_CONNECT_LIMITS.waitMs). */
+  readonly connectWaitMs?: number | undefined;
   readonly upstreamUrl: string | undefined;
   readonly upstreamToken: string | undefined;
   /** How a person names the upstream settings, for the error when none is given. */
@@ -54,22 +58,53 @@ function refusedCredentials(error: unknown): boolean {
   return error instanceof UnauthorizedError || (error instanceof SdkHttpError && error.status === 401);
 }
 
-/** A remote MCP server, sending the token on every request; a 401 at connect is a configuration error naming the setting. */
-async function connectRemote(agent: string, mcpUrl: string, mcpToken: string | undefined): Promise<Client> {
-  const client = new Client({ name: `flotilla-${agent}-agent`, version: '0.1.0' });
+/**
+ * How long an agent waits at start for its MCP server to come up (in Kubernetes the two pods start in any order):
+ * connection failures and 5xx answers are retried, from 0.5 s doubling to 5 s, for at most 60 s; anything else fails
+ * at once.
+ */
+export const MCP_CONNECT_LIMITS = { waitMs: 60_000, firstDelayMs: 500, maxDelayMs: 5_000 } as const;
+
+/** Whether a failed connect may succeed later: the server is not listening yet, not resolvable yet, or answered 5xx. */
+function worthRetrying(error: unknown): boolean {
+  if (error instanceof SdkHttpError) return error.status >= 500;
+  return error instanceof TypeError || (error instanceof Error && /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|timeout/i.test(`${error.message} ${String(error.cause ?? '')}`));
+}
+
+/**
+ * A remote MCP server, sending the token on every request; waits for it to come up (MCP_CONNECT_LIMITS); a 401 at
+ * connect is a configuration error naming the setting.
+ */
+async function connectRemote(agent: string, mcpUrl: string, mcpToken: string | undefined, logger: Logger | undefined, waitMs: number): Promise<Client> {
   const requestInit = mcpToken === undefined ? undefined : { headers: { authorization: `Bearer ${mcpToken}` } };
-  try {
-    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), requestInit === undefined ? {} : { requestInit }));
-  } catch (error) {
-    if (!refusedCredentials(error)) throw error;
-    await client.close().catch(() => undefined);
-    const why = mcpToken === undefined ? `it requires a token and ${MCP_TOKEN_SETTING} is not set` : `it does not take the token in ${MCP_TOKEN_SETTING}`;
-    throw new FlotillaError('config_invalid', `the MCP server at ${redactUrl(mcpUrl)} refused the agent (HTTP 401): ${why}`, {
-      remedy: `Set ${MCP_TOKEN_SETTING} to one of the tokens the MCP server was started with (its --mcp-token / FLOTILLA_MCP_TOKEN).`,
-      cause: error,
-    });
+  const until = performance.now() + waitMs;
+  let delay: number = MCP_CONNECT_LIMITS.firstDelayMs;
+  for (;;) {
+    const client = new Client({ name: `flotilla-${agent}-agent`, version: '0.1.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), requestInit === undefined ? {} : { requestInit }));
+      return client;
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      if (!refusedCredentials(error) && worthRetrying(error) && performance.now() + delay < until) {
+        logger?.warn({ mcp: redactUrl(mcpUrl), err: describeError(error), retryInMs: delay }, 'MCP server not reachable yet; retrying');
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(delay * 2, MCP_CONNECT_LIMITS.maxDelayMs);
+        continue;
+      }
+      if (!refusedCredentials(error)) throw error;
+      throw credentialsRefused(mcpUrl, mcpToken, error);
+    }
   }
-  return client;
+}
+
+/** The configuration error for a 401 at connect, naming the setting. */
+function credentialsRefused(mcpUrl: string, mcpToken: string | undefined, error: unknown): FlotillaError {
+  const why = mcpToken === undefined ? `it requires a token and ${MCP_TOKEN_SETTING} is not set` : `it does not take the token in ${MCP_TOKEN_SETTING}`;
+  return new FlotillaError('config_invalid', `the MCP server at ${redactUrl(mcpUrl)} refused the agent (HTTP 401): ${why}`, {
+    remedy: `Set ${MCP_TOKEN_SETTING} to one of the tokens the MCP server was started with (its --mcp-token / FLOTILLA_MCP_TOKEN).`,
+    cause: error,
+  });
 }
 
 /**
@@ -88,7 +123,7 @@ export async function connectTools<S extends { readonly url: string; close(): Pr
     });
   }
   if (remote && options.mcpUrl !== undefined) {
-    const client = await connectRemote(options.agent, options.mcpUrl, options.mcpToken);
+    const client = await connectRemote(options.agent, options.mcpUrl, options.mcpToken, options.logger, options.connectWaitMs ?? MCP_CONNECT_LIMITS.waitMs);
     return { client, simulator: undefined, close: () => client.close() };
   }
   let simulator: S | undefined;

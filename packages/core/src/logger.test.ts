@@ -86,6 +86,8 @@ describe('redactUrl', () => {
   it('replaces the userinfo of every URL in a text, whatever the scheme, and nothing else', () => {
     expect(redactUrl('http://user:secret@host:8080/path?q=a@b#f@g')).toBe('http://[redacted]@host:8080/path?q=a@b#f@g');
     expect(redactUrl('http://user@host')).toBe('http://[redacted]@host');
+    // Characters URL parsers accept in a password are redacted with it.
+    for (const odd of ['pa|ss', 'pa{ss}', 'pa<ss>', 'pa`ss']) expect(redactUrl(`http://user:${odd}@host/x`)).toBe('http://[redacted]@host/x');
     expect(redactUrl('rediss://default:p%40ss@redis.example.com:6380/0')).toBe('rediss://[redacted]@redis.example.com:6380/0');
     expect(redactUrl('a=http://u:p@h1,b=http://h2,c=http://v:q@h3')).toBe('a=http://[redacted]@h1,b=http://h2,c=http://[redacted]@h3');
     expect(redactUrl('a=http://h1,b=http://u:p@h2')).toBe('a=http://h1,b=http://[redacted]@h2');

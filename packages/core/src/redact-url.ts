@@ -2,8 +2,9 @@
 export const REDACTED_USERINFO = '[redacted]';
 
 /**
- * Whether a character ends the authority (`user:password@host:port`) of a URL: `/ ? #` (RFC 3986), whitespace and
- * control characters, and the characters that cannot appear in a URL and usually delimit one in text.
+ * Whether a character ends the authority (`user:password@host:port`) of a URL: `/ ? #` (RFC 3986), `\\` (a path
+ * separator to WHATWG URL parsers), whitespace and control characters, and `"` (the end of a JSON string, as in a log
+ * line). Anything else, `< > { | } \``, may sit in a password that URL parsers accept, so it is redacted with it.
  */
 function endsAuthority(code: number): boolean {
   return (
@@ -13,13 +14,7 @@ function endsAuthority(code: number): boolean {
     code === 0x3f || // ?
     code === 0x23 || // #
     code === 0x22 || // "
-    code === 0x3c || // <
-    code === 0x3e || // >
-    code === 0x5c || // \
-    code === 0x60 || // `
-    code === 0x7b || // {
-    code === 0x7c || // |
-    code === 0x7d // }
+    code === 0x5c // \
   );
 }
 

@@ -459,12 +459,14 @@ describe('chart specifics', () => {
   });
 
   it('reads tokens from the chart’s Secret, or from existingSecret without creating one', () => {
-    /** The secretKeyRefs of every container, except those to the A2A Secret `a2a` and the Redis URL. */
+    /** The secretKeyRefs of every container, except those to the A2A Secret `a2a`, the MCP Secret and the Redis URL. */
     const refs = (name: string, a2a: string): Set<string> =>
       new Set(
         containersOf(name).flatMap(({ container }) =>
           (container.env ?? []).flatMap((e) =>
-            e.valueFrom?.secretKeyRef && e.valueFrom.secretKeyRef.name !== a2a && e.name !== 'FLOTILLA_REDIS_URL' ? [`${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`] : [],
+            e.valueFrom?.secretKeyRef && e.valueFrom.secretKeyRef.name !== a2a && e.valueFrom.secretKeyRef.name !== `${RELEASE}-flotilla-mcp` && e.name !== 'FLOTILLA_REDIS_URL'
+              ? [`${e.valueFrom.secretKeyRef.name}/${e.valueFrom.secretKeyRef.key}`]
+              : [],
           ),
         ),
       );
@@ -498,12 +500,12 @@ describe('chart specifics', () => {
 
   it('rotates: the servers accept token and previousToken, the clients send token (chart-made and existing Secret)', async () => {
     expect(secretData(objectsOf('ci/full'), A2A_SECRET)).toEqual({ token: 'a2a-token-for-ci-0123456789', previousToken: 'a2a-previous-token-for-ci-0123456789' });
-    for (const { container } of containersOf('ci/full').filter(({ container }) => container.name !== 'flotilla-slack-bot')) {
+    for (const { container } of containersOf('ci/full').filter(({ container }) => A2A_SERVERS.some((p) => container.name === `flotilla-${p}`))) {
       expect(envOf(container).get('FLOTILLA_A2A_TOKENS'), container.name).toBe('$(FLOTILLA_A2A_TOKEN),$(FLOTILLA_A2A_PREVIOUS_TOKEN)');
     }
     const existing = await template([...valuesArgs('ci/existing-secret'), '--set', 'a2a.acceptPreviousToken=true']);
     expect(existing.filter((o) => o.kind === 'Secret')).toEqual([]);
-    for (const { container } of containersIn(existing)) {
+    for (const { container } of containersIn(existing).filter(({ container }) => !container.name.endsWith('-mcp'))) {
       if (container.name === 'flotilla-slack-bot') expect(requiredSecretRef(container, 'FLOTILLA_SUPERVISOR_TOKEN')).toBe('flotilla-a2a/token');
       else expect(a2aTokenRefs(container), container.name).toEqual(['flotilla-a2a/token', 'flotilla-a2a/previousToken']);
     }
@@ -549,8 +551,9 @@ describe('chart specifics', () => {
   it('renders the optional objects only when enabled: NetworkPolicy, PodDisruptionBudget, ServiceMonitor', () => {
     for (const kind of ['NetworkPolicy', 'PodDisruptionBudget', 'ServiceMonitor']) expect(objectsOf('defaults').filter((o) => o.kind === kind), kind).toEqual([]);
     const full = objectsOf('ci/full');
-    expect(full.filter((o) => o.kind === 'PodDisruptionBudget').map((o) => new PodDisruptionBudget(o as never).spec?.maxUnavailable)).toEqual([1, 1, 1, 1]);
-    expect(full.filter((o) => o.kind === 'NetworkPolicy').map(componentOf).sort()).toEqual([...COMPONENTS].sort());
+    // Every piece with two replicas (the NetBox MCP server has one).
+    expect(full.filter((o) => o.kind === 'PodDisruptionBudget').map((o) => new PodDisruptionBudget(o as never).spec?.maxUnavailable)).toEqual([1, 1, 1, 1, 1]);
+    expect(full.filter((o) => o.kind === 'NetworkPolicy').map(componentOf).sort()).toEqual([...COMPONENTS, 'argocd-mcp', 'netbox-mcp'].sort());
     for (const agent of DOMAIN_AGENTS) {
       const policy = new NetworkPolicy(one('ci/full', (o) => o.kind === 'NetworkPolicy' && componentOf(o) === agent));
       expect(policy.spec?.ingress?.[0]?.from?.[0]?.podSelector?.matchLabels?.['app.kubernetes.io/component']).toBe('supervisor');
@@ -559,12 +562,12 @@ describe('chart specifics', () => {
     expect(monitors).toHaveLength(1);
     const monitor = monitors[0] as ServiceMonitor;
     expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ port: 'a2a', path: '/metrics', interval: '15s' })]);
-    // The selector picks exactly the Services that serve /metrics: the supervisor and the domain agents.
+    // The selector picks exactly the Services that serve /metrics: the supervisor, the domain agents, the MCP servers.
     const selected = full
       .filter((o) => o.kind === 'Service')
       .filter((s) => Object.entries(monitor.spec.selector.matchLabels ?? {}).every(([k, v]) => s.metadata.labels?.[k] === v))
       .filter((s) => (monitor.spec.selector.matchExpressions ?? []).every((e) => e.operator === 'In' && (e.values ?? []).includes(s.metadata.labels?.[e.key] ?? '')));
-    expect(selected.map(componentOf).sort()).toEqual(['argocd', 'netbox', 'supervisor']);
+    expect(selected.map(componentOf).sort()).toEqual(['argocd', 'argocd-mcp', 'netbox', 'netbox-mcp', 'supervisor']);
   });
 
   it('renders the PrometheusRule only when enabled', () => {

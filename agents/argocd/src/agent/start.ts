@@ -111,6 +111,7 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
   try {
     tools = await connectTools({
       agent: 'argocd',
+      logger: logger.child({ component: 'mcp-client' }),
       mcpUrl: config.mcpUrl,
       mcpToken: config.mcpToken,
       local: config.local,

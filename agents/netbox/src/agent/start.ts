@@ -155,6 +155,7 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
   try {
     tools = await connectTools({
       agent: 'netbox',
+      logger: logger.child({ component: 'mcp-client' }),
       mcpUrl: config.mcpUrl,
       mcpToken: config.mcpToken,
       local: config.local,

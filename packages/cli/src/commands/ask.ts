@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { BooleanFlagSchema, HttpUrlSchema, LogLevelSchema } from '@flotilla/core';
-import { a2aClientFactory, textRequest } from '@flotilla/agent-kit';
+import { connectA2AAgent, textRequest } from '@flotilla/agent-kit';
 import { defineCommand, type Output } from '../cli.js';
 
 export const ASK_SETTINGS = {
@@ -27,7 +27,7 @@ export async function askAgent(
   out: Output,
   token?: string,
 ): Promise<{ answer: string; metadata: Record<string, unknown>; data: Record<string, unknown> | undefined }> {
-  const client = await a2aClientFactory(token).createFromUrl(agentUrl);
+  const client = await connectA2AAgent(agentUrl, token);
   let answer = '';
   let metadata: Record<string, unknown> = {};
   let data: Record<string, unknown> | undefined;
