@@ -68,7 +68,7 @@ export const MCP_CONNECT_LIMITS = { waitMs: 60_000, firstDelayMs: 500, maxDelayM
 /** Whether a failed connect may succeed later: the server is not listening yet, not resolvable yet, or answered 5xx. */
 function worthRetrying(error: unknown): boolean {
   if (error instanceof SdkHttpError) return error.status >= 500;
-  return error instanceof TypeError || (error instanceof Error && /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|timeout/i.test(`${error.message} ${String(error.cause ?? '')}`));
+  return error instanceof TypeError || (error instanceof Error && /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ECONNRESET|EHOSTUNREACH|timeout/i.test(`${error.message} ${describeError(error.cause)}`));
 }
 
 /**
