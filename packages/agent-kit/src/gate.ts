@@ -1,15 +1,10 @@
-import { z } from 'zod';
-import { boundedInt, HttpUrlSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
+import { boundedInt, HttpUrlSchema, TokenListSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { A2A_REJECT_REASONS, type FlotillaMetrics } from '@flotilla/metrics';
 import type { A2AAuth } from './a2a.js';
 import { startMemoryGuard, type MemoryGuard } from './memory-guard.js';
 
-/** Tokens an A2A server accepts: comma-separated (two during a rotation), each 16-512 characters. */
-export const A2ATokensSchema = z
-  .string()
-  .max(4_096, 'must be at most 4096 characters')
-  .transform((value) => value.split(',').map((t) => t.trim()).filter((t) => t.length > 0))
-  .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters').max(512, 'each token must be at most 512 characters')).min(1, 'give at least one token').max(8, 'at most 8 tokens'));
+/** Tokens an A2A server accepts: comma-separated (two during a rotation), each 16-512 characters (core's token list). */
+export const A2ATokensSchema = TokenListSchema;
 
 /**
  * The base URL an A2A server's card advertises: http(s), no credentials, query or fragment; a trailing slash is
