@@ -1,5 +1,5 @@
 import { boundedInt, HttpUrlSchema, TokenListSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
-import { A2A_REJECT_REASONS, type FlotillaMetrics } from '@flotilla/metrics';
+import { A2A_REJECT_REASONS, type A2ARejectReason, type FlotillaMetrics } from '@flotilla/metrics';
 import type { A2AAuth } from './a2a.js';
 import { startMemoryGuard, type MemoryGuard } from './memory-guard.js';
 
@@ -43,7 +43,7 @@ export type A2AServerSettings = Settings<typeof A2A_SERVER_SETTINGS>;
 export interface A2AGate {
   readonly auth: A2AAuth | undefined;
   readonly guard: MemoryGuard;
-  readonly onReject: (reason: 'unauthorized' | 'busy') => void;
+  readonly onReject: (reason: A2ARejectReason) => void;
   /** 1, or 0.5 while memory is tight: multiplies tool, answer and context budgets. */
   readonly budgetFactor: () => number;
 }

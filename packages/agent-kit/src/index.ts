@@ -38,18 +38,14 @@ export {
   startA2AServer,
   advertisedBaseUrl,
   type AdvertisedSource,
-  WorkflowExecutor,
-  PROGRESS_NOTE_MAX_CHARS,
-  PROGRESS_MIN_INTERVAL_MS,
   type A2AServerOptions,
   type RunningA2AServer,
   type AgentDescription,
-  type AnswerTurn,
   type A2AAuth,
   presentsToken,
   API_KEY_HEADER,
-  type ProgressNote,
 } from './a2a.js';
+export { WorkflowExecutor, PROGRESS_NOTE_MAX_CHARS, PROGRESS_MIN_INTERVAL_MS, type AnswerTurn, type ProgressNote } from './executor.js';
 export { markdownTable, countLines, toolErrorText, helpText } from './present.js';
 export { connectTools, MCP_CLIENT_SETTINGS, McpClientTokenSchema, type ConnectToolsOptions, type ToolsConnection } from './tools.js';
 export { textRequest } from './request.js';

@@ -43,6 +43,11 @@ export const METRIC = {
   cacheEvictions: 'flotilla_cache_evictions_total',
   cacheEntries: 'flotilla_cache_entries',
   cacheBytes: 'flotilla_cache_bytes',
+  storeBytes: 'flotilla_store_bytes',
+  storeEntries: 'flotilla_store_entries',
+  storeEvictions: 'flotilla_store_evictions_total',
+  eventLoopLag: 'flotilla_event_loop_lag_seconds',
+  conversationQueue: 'flotilla_conversation_queue_depth',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
@@ -61,6 +66,7 @@ export const LABEL = {
   state: 'state',
   route: 'route',
   cache: 'cache',
+  store: 'store',
 } as const;
 
 /** The memory guard's states: normal; budgets halved; new work shed. */
@@ -71,8 +77,11 @@ export type MemoryGuardState = (typeof MEMORY_GUARD_STATES)[number];
 export const HYBRID_ROUTES = ['fast', 'discovery', 'fallback'] as const;
 export type HybridRoute = (typeof HYBRID_ROUTES)[number];
 
-/** Why an A2A request was refused before any work. */
-export const A2A_REJECT_REASONS = ['unauthorized', 'busy'] as const;
+/**
+ * Why an A2A request was refused before any work: no or wrong credentials; memory shedding; the conversation is
+ * busy with earlier turns (its queue is full); the request breaks a protocol limit (contextId, parts, body).
+ */
+export const A2A_REJECT_REASONS = ['unauthorized', 'busy', 'conversation_busy', 'invalid_request'] as const;
 export type A2ARejectReason = (typeof A2A_REJECT_REASONS)[number];
 
 /** How a model request was made to fit its context budget (one request may take several). */
@@ -98,8 +107,8 @@ export type AgentState = (typeof AGENT_STATES)[number];
 export const CARD_FAILURE_REASONS = ['unreachable', 'too_large', 'invalid', 'foreign_origin', 'self'] as const;
 export type CardFailureReason = (typeof CARD_FAILURE_REASONS)[number];
 
-/** How an agent turn ended. */
-export const TURN_OUTCOMES = ['answered', 'tool_error', 'rejected', 'failed'] as const;
+/** How an agent turn ended (`timed_out`: stopped at the turn deadline, the answer says so). */
+export const TURN_OUTCOMES = ['answered', 'tool_error', 'rejected', 'failed', 'timed_out'] as const;
 export type TurnOutcome = (typeof TURN_OUTCOMES)[number];
 
 /** Workflow paths (the design note's coordination strategies; `llm`: the model's tool loop), plus turns that failed before routing. */
@@ -124,6 +133,17 @@ export type CacheOutcome = (typeof CACHE_OUTCOMES)[number];
 /** Why a stored result left the result store. */
 export const EVICTION_REASONS = ['ttl', 'disk_cap'] as const;
 export type EvictionReason = (typeof EVICTION_REASONS)[number];
+
+/**
+ * In-process stores bounded in entries and bytes: conversation memory (the workflow's, the model's history, the
+ * supervisor's), A2A tasks, progressive sessions.
+ */
+export const STORE_KINDS = ['conversation', 'model_history', 'supervisor_conversation', 'task', 'session'] as const;
+export type StoreKind = (typeof STORE_KINDS)[number];
+
+/** Why an entry left a bounded store: its count cap, its byte cap, its age. */
+export const STORE_EVICTION_REASONS = ['entries_cap', 'bytes_cap', 'ttl'] as const;
+export type StoreEvictionReason = (typeof STORE_EVICTION_REASONS)[number];
 
 /** Upstream systems we talk to. */
 export const UPSTREAM_SYSTEMS = ['argocd', 'netbox'] as const;

@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { BUCKETS, LABEL, METRIC } from './names.js';
 
@@ -43,6 +44,21 @@ export interface FlotillaMetrics {
   readonly cacheEvictions: Counter<'cache'>;
   readonly cacheEntries: Gauge<'cache'>;
   readonly cacheBytes: Gauge<'cache'>;
+  readonly storeBytes: Gauge<'store'>;
+  readonly storeEntries: Gauge<'store'>;
+  readonly storeEvictions: Counter<'store' | 'reason'>;
+  readonly eventLoopLag: Gauge;
+  readonly conversationQueue: Gauge<'agent'>;
+}
+
+/** One event-loop delay monitor per process, shared by every registry (tests build many). */
+let loopMonitor: IntervalHistogram | undefined;
+function eventLoopMonitor(): IntervalHistogram {
+  if (loopMonitor === undefined) {
+    loopMonitor = monitorEventLoopDelay({ resolution: 10 });
+    loopMonitor.enable();
+  }
+  return loopMonitor;
 }
 
 export interface MetricsOptions {
@@ -56,8 +72,43 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
   const registry = options.registry ?? new Registry();
   if (options.defaultMetrics === true) collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const monitor = eventLoopMonitor();
   return {
     registry,
+    storeBytes: new Gauge({
+      name: METRIC.storeBytes,
+      help: 'Bytes held by a bounded in-process store (conversation memory, tasks, sessions), by store.',
+      labelNames: [LABEL.store],
+      registers,
+    }),
+    storeEntries: new Gauge({
+      name: METRIC.storeEntries,
+      help: 'Entries held by a bounded in-process store, by store.',
+      labelNames: [LABEL.store],
+      registers,
+    }),
+    storeEvictions: new Counter({
+      name: METRIC.storeEvictions,
+      help: 'Entries evicted from a bounded in-process store, by store and reason (entries_cap, bytes_cap, ttl).',
+      labelNames: [LABEL.store, LABEL.reason],
+      registers,
+    }),
+    eventLoopLag: new Gauge({
+      name: METRIC.eventLoopLag,
+      help: 'Longest event-loop delay since the last scrape: how long the process could not answer anything (probes included).',
+      registers,
+      collect() {
+        // The monitor's max since the previous scrape, then a fresh window (one process, one monitor).
+        this.set(Number.isFinite(monitor.max) ? monitor.max / 1e9 : 0);
+        monitor.reset();
+      },
+    }),
+    conversationQueue: new Gauge({
+      name: METRIC.conversationQueue,
+      help: 'Turns waiting for an earlier turn of the same conversation to finish.',
+      labelNames: [LABEL.agent],
+      registers,
+    }),
     toolCalls: new Counter({
       name: METRIC.toolCalls,
       help: 'MCP tool calls by tool and outcome.',
