@@ -373,6 +373,22 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
       { evalTime: '25m', alert: 'FlotillaA2AUnauthorized', firing: [{ [LABEL.agent]: 'supervisor' }] },
     ],
   },
+  {
+    name: 'Event loop: blocked repeatedly, by process',
+    interval: '1m',
+    inputSeries: [
+      // argocd: a long word in upstream data blocks 3 s on every scrape from minute 5 on.
+      { series: selector(METRIC.eventLoopLag, ...scrape('flotilla-argocd-0'), eq(KUBE_LABEL.pod, 'flotilla-argocd-0')), values: '0.01x4 3x30' },
+      // netbox: one 5 s block, then smooth: one spike is not an alert.
+      { series: selector(METRIC.eventLoopLag, ...scrape('flotilla-netbox-0'), eq(KUBE_LABEL.pod, 'flotilla-netbox-0')), values: '0.01x4 5 0.01x30' },
+      // supervisor: busy but responsive (0.2 s at worst).
+      { series: selector(METRIC.eventLoopLag, ...scrape('flotilla-supervisor-0'), eq(KUBE_LABEL.pod, 'flotilla-supervisor-0')), values: '0.2x35' },
+    ],
+    expectations: [
+      { evalTime: '10m', alert: 'FlotillaEventLoopBlocked', firing: [] },
+      { evalTime: '20m', alert: 'FlotillaEventLoopBlocked', firing: [{ [KUBE_LABEL.namespace]: NAMESPACE, [KUBE_LABEL.pod]: 'flotilla-argocd-0' }] },
+    ],
+  },
 ];
 
 /** An annotation as Prometheus renders it for an alert's labels (the catalogue only uses `{{ $labels.x }}`). */

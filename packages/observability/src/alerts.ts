@@ -15,6 +15,7 @@ import {
   a2aRejections,
   circuitNotClosedShare,
   contextTrimsPerRequest,
+  eventLoopLagMax,
   largeRawResults,
   lastTerminatedOomKilled,
   memoryGuardShare,
@@ -47,6 +48,7 @@ export const ALERT_NAMES = [
   'FlotillaMemoryGuardTight',
   'FlotillaUpstreamCircuitOpen',
   'FlotillaA2AUnauthorized',
+  'FlotillaEventLoopBlocked',
 ] as const;
 export type AlertName = (typeof ALERT_NAMES)[number];
 
@@ -85,6 +87,7 @@ export const ALERT_WINDOW = {
   a2a: '10m',
   context: '15m',
   a2aRejected: '10m',
+  eventLoop: '2m',
 } as const;
 
 const percent = (share: number): string => `${Math.round(share * 100)} %`;
@@ -271,6 +274,17 @@ export const ALERTS: readonly AlertDefinition[] = [
     description:
       'Over the last 10 minutes agent {{ $labels.agent }} refused A2A requests with 401 because they carried no token or one it does not accept: a caller with a wrong or old token (a rotation gone wrong), or an unauthenticated client or probe.',
     expr: (threshold) => `${a2aRejections(A2A_UNAUTHORIZED, ALERT_WINDOW.a2aRejected)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaEventLoopBlocked',
+    severity: 'warning',
+    for: '10m',
+    threshold: 1,
+    thresholdMeaning: 'longest event-loop delay in seconds, within every 2 minute window for 10 minutes',
+    summary: 'Flotilla process {{ $labels.namespace }}/{{ $labels.pod }} keeps blocking its event loop',
+    description:
+      'For 10 minutes, pod {{ $labels.pod }} in {{ $labels.namespace }} has blocked its event loop for more than the threshold at least once every 2 minutes: while blocked it answers nothing (probes, metrics and other questions wait), so its liveness probe may restart it and questions in flight are lost.',
+    expr: (threshold) => `${eventLoopLagMax(ALERT_WINDOW.eventLoop)} > ${threshold}`,
   },
 ];
 

@@ -49,6 +49,7 @@ import {
   circuitWorstState,
   contextRequestTokensQuantile,
   contextTrimsPerRequest,
+  eventLoopLagMax,
   FLOTILLA_CONTAINER_REGEX,
   KUBE_LABEL,
   KUBE_METRIC,
@@ -424,6 +425,13 @@ export function overviewRows(): DashboardRow[] {
           unit: 'reqps',
           queries: [{ expr: rateBy([LABEL.agent, LABEL.reason], METRIC.a2aRejected, w, ns), legend: `{{${LABEL.agent}}} {{${LABEL.reason}}}` }],
           thresholds: [alertLine('FlotillaA2AUnauthorized', 'orange')],
+        },
+        {
+          title: 'Event-loop lag, longest per process',
+          description: 'The longest time each process could not run anything (probes, metrics, other questions included), between two scrapes. Long blocks come from CPU-heavy work on one request; the dashed line is the FlotillaEventLoopBlocked default.',
+          unit: 's',
+          queries: [{ expr: eventLoopLagMax(w, ns), legend: `{{${KUBE_LABEL.pod}}}` }],
+          thresholds: [alertLine('FlotillaEventLoopBlocked', 'orange')],
         },
         {
           kind: 'state-timeline',

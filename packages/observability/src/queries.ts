@@ -48,6 +48,8 @@ export const UPSTREAM_ERROR_OUTCOMES = [
 ] as const;
 export const UPSTREAM_RATE_LIMITED = pick(UPSTREAM_OUTCOMES, 'rate_limited');
 export const TURN_FAILED = pick(TURN_OUTCOMES, 'failed');
+/** Turn outcomes that are failures: failed, and stopped at the turn deadline. */
+export const TURN_FAILURES = [TURN_FAILED, pick(TURN_OUTCOMES, 'timed_out')] as const;
 
 /**
  * The memory guard's states, from healthy to failing (MEMORY_GUARD_STATES): ok; tight (budgets halved, above
@@ -149,8 +151,19 @@ export function upstreamRateLimited(window: string, ...extra: Matcher[]): string
 
 /** Share of agent turns, by agent, that failed. */
 export function turnFailureShare(window: string, ...extra: Matcher[]): string {
-  const failed = rateBy([LABEL.agent], METRIC.agentTurns, window, eq(LABEL.outcome, TURN_FAILED), ...extra);
+  const failed = rateBy([LABEL.agent], METRIC.agentTurns, window, re(LABEL.outcome, oneOf(TURN_FAILURES)), ...extra);
   return `${failed} / ${rateBy([LABEL.agent], METRIC.agentTurns, window, ...extra)}`;
+}
+
+/** The scrape labels that tell Flotilla processes apart (the ServiceMonitor's pod and namespace). */
+export const PROCESS_LABELS = [KUBE_LABEL.namespace, KUBE_LABEL.pod] as const;
+
+/**
+ * The longest event-loop delay of each Flotilla process (any component, MCP servers included) within `window`: the
+ * gauge holds the longest delay between two scrapes, so its max over the window is the longest block in it.
+ */
+export function eventLoopLagMax(window: string, ...extra: Matcher[]): string {
+  return maxBy(PROCESS_LABELS, `max_over_time(${selector(METRIC.eventLoopLag, ...extra)}[${window}])`);
 }
 
 /** A quantile of agent turn duration, by agent. */
