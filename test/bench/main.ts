@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { benchA2A } from './a2a.js';
 import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
+import { benchHostile, formatHostile } from './hostile.js';
 import { benchHybrid, formatHybridBench } from './hybrid.js';
 import { benchLlm, formatLlmBench } from './llm.js';
 import { benchNetBox } from './netbox.js';
@@ -12,7 +13,8 @@ import { benchSupervisorHop } from './supervisor.js';
 
 const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results
                     --container-memory-mib 256 --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
-                    --suites netbox,supervisor,argocd,a2a,llm,hybrid,soak --netbox-latency-ms 20
+                    --suites netbox,supervisor,argocd,a2a,llm,hybrid,soak,hostile --netbox-latency-ms 20
+                    --hostile-heap-mib 384
                     --soak-questions 1000 --soak-clients 20 --soak-applications 10000]
 
 NetBox: the N+1 scenario (interfaces of every device at a 200-device site) read naively, batched and sampled
@@ -43,6 +45,13 @@ agents' --data-dir (goal none); then the NetBox agent SIGKILLed between "interfa
 "next batch" and restarted on the same port, without and with --redis-url (Debian's redis-server; skipped, saying
 why, when missing): with Redis the conversation continues. Writes <out>/soak.json.
 
+Hostile (issue 16, about a minute): upstream data and A2A requests nobody here chose, each against a fresh agent
+process with --hostile-heap-mib of heap (384: the chart's 75 % of 512 Mi): a 768 KiB base64 word in Helm values, a
+2 MiB value in one application, a 40 MB top-level string in the Argo CD list body, a 30 MB NetBox page of tiny
+results, 350 messages with 900 KB contextIds, one message of 60,000 parts, 200 concurrent "next page" on one
+conversation; and token counting of pathological text (1 MB of one letter: goal under 100 ms). For each: the answer,
+the time, the peak RSS (goal: under the heap) and the longest /healthz round trip meanwhile. Writes <out>/hostile.json.
+
 Supervisor: the hop's overhead, the NetBox agent asked directly and through the supervisor (each its own
 process), at --a2a-concurrency levels with --a2a-requests each. Writes <out>/supervisor.json.
 
@@ -72,7 +81,8 @@ async function main(): Promise<void> {
       'server-node-args': { type: 'string', default: '' },
       'a2a-concurrency': { type: 'string', default: '10,50' },
       'a2a-requests': { type: 'string', default: '200' },
-      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a,llm,hybrid,soak' },
+      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a,llm,hybrid,soak,hostile' },
+      'hostile-heap-mib': { type: 'string', default: '384' },
       'soak-questions': { type: 'string', default: String(SOAK_DEFAULTS.questions) },
       'soak-clients': { type: 'string', default: String(SOAK_DEFAULTS.clients) },
       'soak-applications': { type: 'string', default: String(SOAK_DEFAULTS.applications) },
@@ -85,10 +95,10 @@ async function main(): Promise<void> {
     return;
   }
   const suites = new Set(values.suites.split(','));
-  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a', 'llm', 'hybrid', 'soak'].includes(s));
+  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a', 'llm', 'hybrid', 'soak', 'hostile'].includes(s));
   const latencyMs = Number(values['netbox-latency-ms']);
   if (unknownSuites.length > 0 || !Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 5_000) {
-    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a, llm, hybrid, soak (comma-separated); --netbox-latency-ms 0-5000\n');
+    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a, llm, hybrid, soak, hostile (comma-separated); --netbox-latency-ms 0-5000\n');
     process.exitCode = 2;
     return;
   }
@@ -162,6 +172,19 @@ async function main(): Promise<void> {
     process.stdout.write(`Peak RSS of the supervisor: ${hop.supervisorPeakRssMiB.toFixed(1)} MiB.\n`);
     await writeFile(`${values.out}/supervisor.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...hop }, null, 2)}\n`);
     process.stdout.write(`Wrote ${values.out}/supervisor.json\n\n`);
+  }
+  if (suites.has('hostile')) {
+    const heapMiB = Number(values['hostile-heap-mib']);
+    if (!Number.isInteger(heapMiB) || heapMiB < 64 || heapMiB > 16_384) {
+      process.stderr.write('bench: --hostile-heap-mib takes a whole number 64-16384\n');
+      process.exitCode = 2;
+      return;
+    }
+    process.stdout.write(`hostile: inputs nobody here chose, each against a fresh agent with a ${heapMiB} MiB heap...\n`);
+    const hostile = await benchHostile({ cli: cliPath, heapMiB, progress: (line) => process.stdout.write(line) });
+    process.stdout.write(formatHostile(hostile, markdown));
+    await writeFile(`${values.out}/hostile.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...hostile }, null, 2)}\n`);
+    process.stdout.write(`Wrote ${values.out}/hostile.json\n\n`);
   }
   if (suites.has('soak')) {
     process.stdout.write(`soak: ${soak.questions} mixed questions from ${soak.clients} clients through the supervisor, ${soak.applications} applications and 600 devices...\n`);

@@ -2,7 +2,8 @@ import { boundedInt, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, secr
 import { MCP_SERVER_SETTINGS } from '@flotilla/bounded-tools';
 import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 
-const MiB = 1024 * 1024;
+const KiB = 1024;
+const MiB = 1024 * KiB;
 
 /** Settings of the Argo CD MCP server (`flotilla mcp argocd`); flags win over environment variables. */
 export const ARGOCD_MCP_SETTINGS = {
@@ -16,6 +17,12 @@ export const ARGOCD_MCP_SETTINGS = {
     env: 'FLOTILLA_UPSTREAM_MAX_BODY_MIB',
     schema: boundedInt(1, 1024).default(UPSTREAM_DEFAULTS.maxBodyBytes / MiB),
     help: 'Largest Argo CD response body read; larger ones are refused mid-stream',
+  },
+  upstreamMaxValueKiB: {
+    flag: 'upstream-max-value-kib',
+    env: 'FLOTILLA_UPSTREAM_MAX_VALUE_KIB',
+    schema: boundedInt(16, 1024 * 1024).default(UPSTREAM_DEFAULTS.maxValueBytes / KiB),
+    help: 'Largest single value of an Argo CD list (one application, Helm values included); a larger one is refused mid-stream, naming its field',
   },
   upstreamTimeoutMs: {
     flag: 'upstream-timeout-ms',

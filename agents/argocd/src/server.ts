@@ -83,6 +83,7 @@ export async function startArgoCdMcpServer(config: ArgoCdMcpConfig, options: Sta
     limits: {
       ...UPSTREAM_DEFAULTS,
       maxBodyBytes: config.upstreamMaxBodyMiB * 1024 * 1024,
+      maxValueBytes: config.upstreamMaxValueKiB * 1024,
       timeoutMs: config.upstreamTimeoutMs,
       retries: config.upstreamRetries,
       maxConcurrent: config.upstreamConcurrency,

@@ -3,7 +3,8 @@ import { boundedInt, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, secr
 import { MCP_SERVER_SETTINGS } from '@flotilla/bounded-tools';
 import { NETBOX_DEFAULTS } from './client/netbox-client.js';
 
-const MiB = 1024 * 1024;
+const KiB = 1024;
+const MiB = 1024 * KiB;
 
 /** Upstream settings shared by the NetBox MCP server and the agent's in-process tools. */
 export const NETBOX_UPSTREAM_SETTINGS = {
@@ -42,6 +43,12 @@ export const NETBOX_UPSTREAM_SETTINGS = {
     env: 'FLOTILLA_UPSTREAM_MAX_BODY_MIB',
     schema: boundedInt(1, 1024).default(NETBOX_DEFAULTS.upstream.maxBodyBytes / MiB),
     help: 'Largest NetBox response body read; larger ones are refused mid-stream',
+  },
+  upstreamMaxValueKiB: {
+    flag: 'upstream-max-value-kib',
+    env: 'FLOTILLA_UPSTREAM_MAX_VALUE_KIB',
+    schema: boundedInt(16, 1024 * 1024).default(NETBOX_DEFAULTS.upstream.maxValueBytes / KiB),
+    help: 'Largest single value of a NetBox page (one object); a larger one is refused mid-stream, naming its field',
   },
 } as const satisfies SettingsSpec;
 

@@ -49,6 +49,7 @@ export function netBoxClientFrom(url: string, token: string, config: NetBoxUpstr
     limits: {
       ...NETBOX_DEFAULTS.upstream,
       maxBodyBytes: config.upstreamMaxBodyMiB * 1024 * 1024,
+      maxValueBytes: config.upstreamMaxValueKiB * 1024,
       timeoutMs: config.upstreamTimeoutMs,
       retries: config.upstreamRetries,
     },

@@ -3,7 +3,7 @@ import { TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { describeError } from '@flotilla/core';
 import type { DelegationOutcome } from '@flotilla/metrics';
-import { textRequest } from '@flotilla/agent-kit';
+import { abortedOutcome, textRequest } from '@flotilla/agent-kit';
 import type { TokenCounter } from '@flotilla/tokens';
 
 export interface DelegationRequest {
@@ -19,6 +19,7 @@ export interface DelegationRequest {
   readonly replyMaxTokens: number;
   readonly counter: TokenCounter;
   readonly onProgress?: (note: string) => void;
+  /** The supervisor's own turn: when it aborts (deadline, shutdown), the delegation stops and says so. */
   readonly signal?: AbortSignal | undefined;
 }
 
@@ -101,6 +102,11 @@ export async function delegate(request: DelegationRequest): Promise<DelegationRe
     }
   } catch (error) {
     if (timeout.aborted) return result('timeout', `the ${request.agentName} did not answer within ${Math.round(request.timeoutMs / 1000)} s`, true);
+    // Our own turn ended (its deadline, or shutdown): the agent is not to blame, and stays ready.
+    if (request.signal?.aborted === true) {
+      const timedOut = abortedOutcome(request.signal) === 'timed_out';
+      return result(timedOut ? 'timeout' : 'failed', `the supervisor stopped waiting for the ${request.agentName} (${timedOut ? 'its own turn ran out of time' : 'it is shutting down'})`);
+    }
     return result('failed', `the ${request.agentName} could not be reached (${describeError(error).slice(0, 200)})`, true);
   }
   if (state === TaskState.TASK_STATE_FAILED) return result('failed', answer || `the ${request.agentName} failed`);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KubeConfig } from '@kubernetes/client-node';
-import { A2A_SERVER_SETTINGS, startA2AGate, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
+import { A2A_SERVER_SETTINGS, abortedOutcome, startA2AGate, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
 import { BooleanFlagSchema, boundedInt, FlotillaError, HostSchema, LogLevelSchema, PortSchema, redactUrl, urlHasUserinfo, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { loadTokenCounter } from '@flotilla/tokens';
@@ -82,6 +82,7 @@ export const SUPERVISOR_SETTINGS = {
   },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
   ...A2A_SERVER_SETTINGS,
+  turnTimeoutMs: { ...A2A_SERVER_SETTINGS.turnTimeoutMs, schema: A2A_SERVER_SETTINGS.turnTimeoutMs.schema.removeDefault().default(SUPERVISOR_LIMITS.turnTimeoutMs) },
 } as const satisfies SettingsSpec;
 export type SupervisorConfig = Settings<typeof SUPERVISOR_SETTINGS>;
 
@@ -126,6 +127,12 @@ export async function startSupervisor(config: SupervisorConfig, logger: Logger, 
   if (sources.length === 1 && config.agents.length === 0) {
     throw new FlotillaError('config_invalid', 'the supervisor has no agents: set --agents name=url,… or --kubernetes', { remedy: 'Run flotilla supervisor --help for the settings.' });
   }
+  if (config.callTimeoutMs >= config.turnTimeoutMs) {
+    logger.warn(
+      { callTimeoutMs: config.callTimeoutMs, turnTimeoutMs: config.turnTimeoutMs },
+      'the delegation timeout (--call-timeout-ms) is not below the turn deadline (--turn-timeout-ms): questions stop at the turn deadline before a slow agent is reported as timed out',
+    );
+  }
   const registry = new AgentRegistry({ sources, logger: logger.child({ component: 'registry' }), metrics, credentials: bearer(config.agentToken), selfName: SUPERVISOR_CARD.name });
   await registry.start();
   const supervisor = new Supervisor({
@@ -147,11 +154,15 @@ export async function startSupervisor(config: SupervisorConfig, logger: Logger, 
     auth: gate.auth,
     guard: gate.guard,
     onReject: gate.onReject,
-    answer: async (question, contextId, progress) => {
+    onQueueDepth: gate.onQueueDepth,
+    turnTimeoutMs: config.turnTimeoutMs,
+    answer: async (question, contextId, progress, signal) => {
       const started = performance.now();
-      const turn = await supervisor.answer(question, contextId, progress);
+      // Delegations stop when the turn is aborted (deadline, shutdown): they end as results, so the turn returns.
+      const turn = await supervisor.answer(question, contextId, progress, signal);
       const answerTokens = counter.count(turn.answer);
-      metrics.agentTurns.inc({ agent: 'supervisor', skill: 'route', path: 'direct', outcome: turn.metadata.failed === '' ? 'answered' : 'tool_error' });
+      const outcome = abortedOutcome(signal) ?? (turn.metadata.failed === '' ? 'answered' : 'tool_error');
+      metrics.agentTurns.inc({ agent: 'supervisor', skill: 'route', path: 'direct', outcome });
       metrics.agentTurnDuration.observe({ agent: 'supervisor', skill: 'route', path: 'direct' }, (performance.now() - started) / 1000);
       metrics.agentAnswerTokens.observe({ agent: 'supervisor' }, answerTokens);
       return { answer: turn.answer, options: turn.options, data: turn.data, metadata: { ...turn.metadata, answer_tokens: answerTokens } };

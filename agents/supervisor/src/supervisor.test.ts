@@ -5,8 +5,13 @@ import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent, type RunningAgent } from '@flo
 import { startA2AServer, type RunningA2AServer, textRequest } from '@flotilla/agent-kit';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from '@flotilla/agent-netbox';
 import { parseSettings, silentLogger } from '@flotilla/core';
+import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
+import { loadTokenCounter } from '@flotilla/tokens';
 import { startArgoCdSimulator, startNetBoxSimulator, type RunningNetBoxSimulator, type RunningSimulator } from '@flotilla/simulators';
+import { staticAgentSource } from './discovery/types.js';
+import { AgentRegistry } from './registry.js';
 import { SUPERVISOR_SETTINGS, startSupervisor, type RunningSupervisor } from './start.js';
+import { Supervisor, SUPERVISOR_LIMITS } from './supervisor.js';
 
 const TOKEN = 'supervisor-test-token-0123';
 let argoSim: RunningSimulator;
@@ -152,5 +157,68 @@ describe('supervisor over A2A', () => {
     expect(r.metadata.path).toBe('none');
     expect(r.answer).toMatch(/None of my agents covers that/);
     expect(r.answer).toContain('Flotilla NetBox agent');
+  });
+});
+
+describe('supervisor conversation memory: bounded in entries and bytes', () => {
+  let widgets: RunningA2AServer;
+  const registries: AgentRegistry[] = [];
+  beforeAll(async () => {
+    widgets = await startA2AServer({
+      agent: card('Widget agent', ['widgets', 'warehouse'], ['list the widgets in the warehouse']),
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger(),
+      answer: () => Promise.resolve({ answer: '3 widgets (page 1 of 2)', options: ['next page'], metadata: {} }),
+    });
+  });
+  afterAll(async () => {
+    await Promise.all(registries.map((r) => r.close()));
+    await widgets.close();
+  });
+
+  async function supervisorWith(metrics: FlotillaMetrics, limits: { readonly maxBytes: number; readonly maxEntryBytes: number }): Promise<Supervisor> {
+    const registry = new AgentRegistry({ sources: [staticAgentSource([{ id: 'widgets', url: widgets.url }])], logger: silentLogger(), metrics, selfName: 'Supervisor under test' });
+    registries.push(registry);
+    await registry.start();
+    return new Supervisor({ registry, counter: await loadTokenCounter(), metrics, logger: silentLogger(), conversationLimits: limits });
+  }
+
+  const value = async (metrics: FlotillaMetrics, name: 'storeBytes' | 'storeEntries' | 'storeEvictions', reason?: string): Promise<number | undefined> =>
+    (await metrics[name].get()).values.find((v) => {
+      const labels: Readonly<Record<string, unknown>> = v.labels;
+      return labels.store === 'supervisor_conversation' && (reason === undefined || labels.reason === reason);
+    })?.value;
+
+  it('keeps its bytes under the cap over many conversations, forgets the least recently used, and reports it', async () => {
+    const metrics = createMetrics();
+    const supervisor = await supervisorWith(metrics, { maxBytes: 2_000, maxEntryBytes: 250 });
+    // contextIds of ~185 characters (under the protocol's 256): ~200 bytes a conversation, 10 fit.
+    const id = (i: number): string => `${'c'.repeat(180)}-${i}`;
+    for (let i = 0; i < 40; i += 1) expect((await supervisor.answer('list the widgets in the warehouse', id(i))).metadata.routed).toBe('widgets');
+    const bytes = (await value(metrics, 'storeBytes')) ?? 0;
+    const entries = (await value(metrics, 'storeEntries')) ?? 0;
+    expect(bytes).toBeGreaterThan(1_500);
+    expect(bytes).toBeLessThanOrEqual(2_000);
+    expect(entries).toBeGreaterThanOrEqual(8);
+    expect(entries).toBeLessThan(40);
+    expect(await value(metrics, 'storeEvictions', 'bytes_cap')).toBe(40 - entries);
+    // The newest conversation continues with its agent; the oldest was forgotten.
+    expect((await supervisor.answer('next page', id(39))).metadata.path).toBe('followup');
+    expect((await supervisor.answer('next page', id(0))).metadata.path).toBe('none');
+  });
+
+  it('answers a conversation too large to remember, and says it will not follow up', async () => {
+    const metrics = createMetrics();
+    const supervisor = await supervisorWith(metrics, { maxBytes: 2_000, maxEntryBytes: 250 });
+    const long = 'z'.repeat(245);
+    const r = await supervisor.answer('list the widgets in the warehouse', long);
+    expect(r.answer).toMatch(/^3 widgets \(page 1 of 2\)\n\n\(Not remembered for a follow-up such as "next page": the conversation memory is \d+ bytes; this agent keeps at most 250 bytes each\./);
+    expect(r.metadata.remembered).toBe(false);
+    expect(r.options).toEqual(['next page']);
+    expect(await value(metrics, 'storeEntries')).toBe(0);
+    expect((await supervisor.answer('next page', long)).metadata.path).toBe('none');
+    // The default caps hold a protocol-sized contextId in any script.
+    expect(SUPERVISOR_LIMITS.conversationMaxBytes).toBeGreaterThanOrEqual(256 * 4 + 4 * 64);
   });
 });

@@ -1,4 +1,5 @@
-import type { Logger } from '@flotilla/core';
+import { isFlotillaError, type Logger } from '@flotilla/core';
+import { boundedMemoryStore, type BoundedMemoryStoreOptions } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import type { TokenCounter } from '@flotilla/tokens';
 import { delegate, type DelegationResult } from './delegate.js';
@@ -8,14 +9,29 @@ import { route, type RoutingDecision } from './routing.js';
 export const SUPERVISOR_LIMITS = {
   /** Agents one question is delegated to, at most. */
   maxDelegations: 4,
-  /** Time one delegation may take. */
-  callTimeoutMs: 60_000,
+  /**
+   * Time one delegation may take: longer than a domain agent's own turn deadline (60 s), so the agent's "I stopped
+   * after 60 s" reaches the caller, and shorter than the supervisor's turn deadline (`turnTimeoutMs`).
+   */
+  callTimeoutMs: 75_000,
+  /** The supervisor's own turn deadline: above the delegation timeout, below the Slack bot's 120 s. */
+  turnTimeoutMs: 90_000,
   /** Tokens of one agent's reply passed on; with several agents, `answerMaxTokens` is shared among them. */
   replyMaxTokens: 4_000,
   answerMaxTokens: 6_000,
   /** Conversations whose last agents are remembered (for follow-ups), and for how long. */
   conversations: 10_000,
   conversationTtlMs: 60 * 60 * 1000,
+  /**
+   * Bytes of that memory (each conversation's agent ids as JSON, and its contextId): 10,000 conversations with
+   * 256-character ids are ~3 MiB; past it the least recently used go.
+   */
+  conversationsMaxBytes: 4 * 1024 * 1024,
+  /**
+   * Largest memory of one conversation: a 256-character contextId in any script (≤ 1 KiB of UTF-8) and 4 agent ids
+   * fit; a larger one is not remembered, and the answer says so.
+   */
+  conversationMaxBytes: 2 * 1024,
   /** Follow-up options passed on. */
   maxOptions: 10,
 } as const;
@@ -29,6 +45,8 @@ export interface SupervisorOptions {
   readonly callTimeoutMs?: number;
   readonly replyMaxTokens?: number;
   readonly answerMaxTokens?: number;
+  /** The conversation memory's caps (SUPERVISOR_LIMITS by default) and clock. */
+  readonly conversationLimits?: Pick<BoundedMemoryStoreOptions, 'maxEntries' | 'maxBytes' | 'maxEntryBytes' | 'ttlMs' | 'now'>;
 }
 
 export interface SupervisorAnswer {
@@ -38,25 +56,30 @@ export interface SupervisorAnswer {
   readonly metadata: Readonly<Record<string, string | number | boolean>>;
 }
 
-interface Conversation {
-  /** Agents that answered the last question, the one with a continuable answer first. */
-  agents: string[];
-  at: number;
-}
-
 /**
  * The supervisor's turn: route the question by the agents' skills, delegate (in parallel when it spans
  * domains) with the conversation's contextId, relay progress, and merge every answer — each one kept, each within
  * its share of the budget, each failure named.
  */
 export class Supervisor {
-  private readonly conversations = new Map<string, Conversation>();
+  /** Per conversation, the agents that answered its last question, the one with a continuable answer first. */
+  private readonly conversations;
 
-  constructor(private readonly options: SupervisorOptions) {}
+  constructor(private readonly options: SupervisorOptions) {
+    this.conversations = boundedMemoryStore<readonly string[]>({
+      store: 'supervisor_conversation',
+      maxEntries: SUPERVISOR_LIMITS.conversations,
+      maxBytes: SUPERVISOR_LIMITS.conversationsMaxBytes,
+      maxEntryBytes: SUPERVISOR_LIMITS.conversationMaxBytes,
+      ttlMs: SUPERVISOR_LIMITS.conversationTtlMs,
+      ...options.conversationLimits,
+      metrics: options.metrics,
+    });
+  }
 
-  async answer(question: string, contextId: string, progress: (note: string) => void = () => undefined): Promise<SupervisorAnswer> {
+  async answer(question: string, contextId: string, progress: (note: string) => void = () => undefined, signal?: AbortSignal): Promise<SupervisorAnswer> {
     const ready = this.options.registry.ready();
-    const last = this.recall(contextId);
+    const last = (await this.conversations.load(contextId)) ?? [];
     const decision = route(question, ready, last);
     if (decision.kind === 'none') return this.nobody(decision.reason, ready);
     const parts = (decision.kind === 'fanout' ? decision.parts : [{ agentId: decision.agentId, question: decision.question }]).slice(0, this.options.maxDelegations ?? SUPERVISOR_LIMITS.maxDelegations);
@@ -67,17 +90,30 @@ export class Supervisor {
     const results = await Promise.all(
       parts.map((part) => {
         const agent = agents.get(part.agentId) as RegisteredAgent;
-        return this.ask(agent, part.question, contextId, perReply, progress);
+        return this.ask(agent, part.question, contextId, perReply, progress, signal);
       }),
     );
     const answered = results.filter((r) => r.outcome === 'ok' || r.outcome === 'rejected');
     // The agent whose answer can be continued ("next page") is remembered first.
     const continuable = [...answered].sort((a, b) => Number(b.options.length > 0) - Number(a.options.length > 0));
-    if (answered.length > 0) this.remember(contextId, continuable.map((r) => r.agentId));
-    return this.merge(decision, results);
+    const forgotten = answered.length > 0 ? await this.remember(contextId, continuable.map((r) => r.agentId)) : undefined;
+    const merged = this.merge(decision, results);
+    return forgotten === undefined ? merged : { ...merged, answer: `${merged.answer}\n\n${forgotten}`, metadata: { ...merged.metadata, remembered: false } };
   }
 
-  private async ask(agent: RegisteredAgent, question: string, contextId: string, replyMaxTokens: number, progress: (note: string) => void): Promise<DelegationResult> {
+  /** Remembers who answered, for a follow-up; a note for the answer when the conversation is too large to remember. */
+  private async remember(contextId: string, agents: readonly string[]): Promise<string | undefined> {
+    try {
+      await this.conversations.save(contextId, agents);
+      return undefined;
+    } catch (error) {
+      if (!isFlotillaError(error) || error.code !== 'payload_too_large') throw error;
+      this.options.logger.warn({ bytes: error.details.bytes }, 'conversation too large to remember for follow-ups');
+      return `(Not remembered for a follow-up such as "next page": ${error.message}. Start a new conversation (with a shorter id) for follow-ups.)`;
+    }
+  }
+
+  private async ask(agent: RegisteredAgent, question: string, contextId: string, replyMaxTokens: number, progress: (note: string) => void, signal: AbortSignal | undefined): Promise<DelegationResult> {
     if (agent.client === undefined) throw new Error(`agent ${agent.id} is ready without a client`);
     const result = await delegate({
       client: agent.client,
@@ -90,6 +126,7 @@ export class Supervisor {
       replyMaxTokens,
       counter: this.options.counter,
       onProgress: progress,
+      signal,
     });
     const { metrics } = this.options;
     metrics.supervisorDelegations.inc({ agent: agent.id, outcome: result.outcome });
@@ -141,22 +178,6 @@ export class Supervisor {
       data: undefined,
       metadata: { path: 'none', routed: '', failed: '', delegations: 0 },
     };
-  }
-
-  private recall(contextId: string): string[] {
-    const known = this.conversations.get(contextId);
-    if (known === undefined || Date.now() - known.at > SUPERVISOR_LIMITS.conversationTtlMs) return [];
-    return known.agents;
-  }
-
-  private remember(contextId: string, agents: string[]): void {
-    this.conversations.delete(contextId);
-    this.conversations.set(contextId, { agents, at: Date.now() });
-    while (this.conversations.size > SUPERVISOR_LIMITS.conversations) {
-      const oldest = this.conversations.keys().next().value;
-      if (oldest === undefined) break;
-      this.conversations.delete(oldest);
-    }
   }
 }
 

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '@flotilla/core';
-import { QUESTION_MAX_CHARS, startA2AServer, type AnswerTurn, type RunningA2AServer } from './index.js';
+import { A2A_LIMITS, QUESTION_MAX_CHARS, startA2AServer, type AnswerTurn, type RunningA2AServer } from './index.js';
 
 /**
  * The A2A endpoint under hostile input, over real HTTP on 127.0.0.1: random JSON and bytes, wrong content types,
- * JSON-RPC envelopes with wrong types, deep nesting, huge strings, messages of thousands of parts, unicode, legacy
- * v0.3 methods, and hostile credentials. The server always answers, never with a stack, with a body bounded by
- * what was sent, refuses bodies over 1 MB with 413, never lets a wrong credential through, and keeps serving.
+ * JSON-RPC envelopes with wrong types, deep nesting, huge strings, messages of thousands of parts, long and
+ * unprintable contextIds, unicode, legacy v0.3 methods, and hostile credentials. The server always answers, never
+ * with a stack, with a body bounded by what was sent; JSON-RPC answers are well-formed JSON-RPC responses and REST
+ * answers JSON; bodies over 1 MB are refused with 413; it never lets a wrong credential through, and keeps serving.
  */
 const TOKEN = 'a2a-fuzz-token-0123456789abcdef';
 const BODY_LIMIT = 1024 * 1024;
@@ -66,6 +67,27 @@ function expectSane(reply: Reply, requestBytes: number): void {
   expect(reply.bytes).toBeLessThanOrEqual(OWN_BYTES_MAX + ECHO_FACTOR * requestBytes);
 }
 
+interface RpcAnswer {
+  readonly jsonrpc?: unknown;
+  readonly id?: unknown;
+  readonly result?: unknown;
+  readonly error?: { readonly code?: unknown; readonly message?: unknown };
+}
+
+/** A well-formed JSON-RPC 2.0 response: version, an id the request could carry, exactly one of result and error (an integer code, a message). */
+function expectJsonRpc(reply: Reply): RpcAnswer {
+  expect(reply.type).toMatch(/json/);
+  const answer = JSON.parse(reply.text) as RpcAnswer;
+  expect(answer.jsonrpc).toBe('2.0');
+  expect(answer.id === null || typeof answer.id === 'string' || Number.isInteger(answer.id)).toBe(true);
+  expect((answer.result === undefined) !== (answer.error === undefined)).toBe(true);
+  if (answer.error !== undefined) {
+    expect(Number.isInteger(answer.error.code)).toBe(true);
+    expect(typeof answer.error.message === 'string' && answer.error.message.length > 0).toBe(true);
+  }
+  return answer;
+}
+
 const V1 = { 'content-type': 'application/json', 'A2A-Version': '1.0' } as const;
 
 const rpcSend = (parts: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -118,6 +140,26 @@ const hostileText = fc.oneof(
   fc.constantFrom(...NASTY),
   fc.array(fc.constantFrom(...NASTY), { maxLength: 30 }).map((xs) => xs.join(' ')),
   fc.integer({ min: QUESTION_MAX_CHARS - 5, max: QUESTION_MAX_CHARS + 5 }).map((n) => 'q'.repeat(n)),
+);
+
+/** An id as the limits judge it: at most `max` code points, none a control character, a line or paragraph separator or a lone surrogate. */
+const idAllowed = (id: string, max: number): boolean => [...id].length <= max && !/[\p{Cc}\u2028\u2029\p{Cs}]/u.test(id);
+
+/** contextIds: absent, any text (controls, lone surrogates), just around the limit in emoji, far past it. */
+const hostileContextId: fc.Arbitrary<string | undefined> = fc.oneof(
+  fc.constant(undefined),
+  fc.string({ maxLength: 300 }),
+  fc.string({ unit: 'binary', maxLength: 300 }),
+  fc.integer({ min: 250, max: 262 }).map((n) => '🚀'.repeat(n)),
+  fc.integer({ min: 1_000, max: 900_000 }).map((n) => 'c'.repeat(n)),
+  fc.constantFrom(...NASTY),
+);
+
+/** The texts of a message's parts: none to far past the parts limit, a few unbroken words up to most of the body limit, hostile text. */
+const hostileParts: fc.Arbitrary<string[]> = fc.oneof(
+  fc.integer({ min: 0, max: 200 }).map((n) => Array.from({ length: n }, (_, i) => `p${i}`)),
+  fc.array(fc.integer({ min: 1, max: 900_000 }).map((n) => 'w'.repeat(n)), { minLength: 1, maxLength: 3 }),
+  fc.array(hostileText, { maxLength: 70 }),
 );
 
 const methodName = fc.oneof(
@@ -241,11 +283,7 @@ describe('A2A endpoint under hostile input (fuzz)', () => {
         const reply = await send(`${open.url}/a2a/jsonrpc`, body, { 'content-type': 'application/json', ...version });
         expectSane(reply, byteLength(body));
         expect(reply.status).toBeLessThan(500);
-        if (!reply.type.includes('text/event-stream')) {
-          const answer = JSON.parse(reply.text) as { jsonrpc?: string; error?: { message?: unknown }; result?: unknown };
-          expect(answer.result !== undefined || typeof answer.error?.message === 'string').toBe(true);
-          if (answer.error !== undefined) expect(String(answer.error.message).length).toBeGreaterThan(0);
-        }
+        if (!reply.type.includes('text/event-stream')) expectJsonRpc(reply);
       }),
       { numRuns: 150 },
     );
@@ -294,11 +332,13 @@ describe('A2A endpoint under hostile input (fuzz)', () => {
     await expectServing(open);
   }, 60_000);
 
-  it('takes a message of 10,000 parts and huge strings up to the 1 MB limit, and refuses larger bodies with a JSON 413', async () => {
+  it('refuses a message of 10,000 parts (-32602 naming 64), takes huge strings up to the 1 MB limit, and refuses larger bodies with a 413 naming it', async () => {
     const tenThousand = JSON.stringify(rpcSend(Array.from({ length: 10_000 }, (_, i) => ({ text: i % 2 === 0 ? '🙂' : '\u200B' }))));
+    const before = asked.open.length;
     const many = await send(`${open.url}/a2a/jsonrpc`, tenThousand, V1);
     expectSane(many, byteLength(tenThousand));
-    expect(taskOf(many.text)?.state).toBe('TASK_STATE_REJECTED');
+    expect(expectJsonRpc(many).error).toMatchObject({ code: -32602, message: expect.stringMatching(/has 10000 parts; a message takes at most 64/) as unknown });
+    expect(asked.open.length).toBe(before);
 
     await fc.assert(
       fc.asyncProperty(
@@ -312,9 +352,16 @@ describe('A2A endpoint under hostile input (fuzz)', () => {
           const body = JSON.stringify(path === '/a2a/jsonrpc' ? request : request.params);
           const reply = await send(`${open.url}${path}`, body, V1);
           expectSane(reply, byteLength(body));
+          const rpc = path === '/a2a/jsonrpc';
           if (byteLength(body) > BODY_LIMIT) {
             expect(reply.status).toBe(413);
-            expect(JSON.parse(reply.text)).toEqual({ error: 'payload_too_large', message: 'Request bodies are limited to 1 MB.' });
+            const error = rpc ? expectJsonRpc(reply).error : (JSON.parse(reply.text) as { error: unknown }).error;
+            expect(error).toMatchObject({ code: rpc ? -32600 : 413, message: expect.stringContaining(`over the limit of ${BODY_LIMIT} bytes`) as unknown });
+          } else if (where === 'contextId' || where === 'messageId') {
+            // An id the task store would keep: at most 256 printable characters.
+            expect(reply.status).toBe(rpc ? 200 : 400);
+            const error = rpc ? expectJsonRpc(reply).error : (JSON.parse(reply.text) as { error: unknown }).error;
+            expect(error).toMatchObject({ code: rpc ? -32602 : 400, message: `message.${where} is ${size} characters; at most 256 printable characters` });
           } else {
             expect(reply.status).toBe(200);
             expect(taskOf(reply.text)?.state).toBe(where === 'text' ? 'TASK_STATE_REJECTED' : 'TASK_STATE_COMPLETED');
@@ -326,16 +373,19 @@ describe('A2A endpoint under hostile input (fuzz)', () => {
     await expectServing(open);
   }, 60_000);
 
-  it('refuses JSON nested too deep with a clear 400 on both bindings, however deep', async () => {
+  it('refuses JSON nested too deep on both bindings, however deep: JSON-RPC -32600, REST 400, naming the limit', async () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('/a2a/jsonrpc', '/a2a/rest/message:send'), fc.integer({ min: 65, max: 200_000 }), async (path, levels) => {
         const body = deepRequest(levels, path !== '/a2a/jsonrpc');
         const reply = await send(`${open.url}${path}`, body, V1);
         expectSane(reply, byteLength(body));
         if (byteLength(body) > BODY_LIMIT) expect(reply.status).toBe(413);
-        else {
+        else if (path === '/a2a/jsonrpc') {
+          expect(reply.status).toBe(200);
+          expect(expectJsonRpc(reply).error).toMatchObject({ code: -32600, message: expect.stringMatching(/nests JSON more than 64 levels/) as unknown });
+        } else {
           expect(reply.status).toBe(400);
-          expect(JSON.parse(reply.text)).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(/nests JSON more than 64 levels/) as unknown });
+          expect(JSON.parse(reply.text)).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT', message: expect.stringMatching(/nests JSON more than 64 levels/) as unknown } });
         }
       }),
       { numRuns: 30 },
@@ -346,6 +396,55 @@ describe('A2A endpoint under hostile input (fuzz)', () => {
       expect(taskOf(reply.text)?.state).toBe('TASK_STATE_COMPLETED');
     }
   }, 60_000);
+
+  it('answers messages of many parts, long or unprintable contextIds, unbroken words and huge values: a result or a refusal naming the limit, never a 5xx', async () => {
+    const bindings = ['jsonrpc', 'rest', 'legacy'] as const;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...bindings),
+        hostileParts,
+        hostileContextId,
+        fc.option(fc.integer({ min: 1, max: 900_000 }).map((n) => ({ blob: 'v'.repeat(n) })), { nil: undefined }),
+        async (binding, texts, contextId, metadata) => {
+          const extra = { ...(contextId === undefined ? {} : { contextId }), ...(metadata === undefined ? {} : { metadata }) };
+          let body: string;
+          let reply: Reply;
+          if (binding === 'legacy') {
+            body = JSON.stringify({ jsonrpc: '2.0', id: 'legacy', method: 'message/send', params: { message: { kind: 'message', messageId: randomUUID(), role: 'user', parts: texts.map((text) => ({ kind: 'text', text })), ...extra } } });
+            reply = await send(`${open.url}/a2a/jsonrpc`, body, { 'content-type': 'application/json' });
+          } else {
+            const request = rpcSend(texts.map((text) => ({ text })), extra);
+            body = JSON.stringify(binding === 'rest' ? request.params : request);
+            reply = await send(`${open.url}${binding === 'rest' ? '/a2a/rest/message:send' : '/a2a/jsonrpc'}`, body, V1);
+          }
+          expectSane(reply, byteLength(body));
+          expect(reply.status).toBeLessThan(500);
+          expect(reply.type).toMatch(/json/);
+          if (byteLength(body) > BODY_LIMIT) {
+            expect(reply.status).toBe(413);
+            return;
+          }
+          const tooManyParts = texts.length > A2A_LIMITS.partsMax || (texts.length === 0 && binding !== 'legacy');
+          const badContext = contextId !== undefined && !idAllowed(contextId, A2A_LIMITS.contextIdMaxChars);
+          const limit = tooManyParts ? A2A_LIMITS.partsMax : badContext ? A2A_LIMITS.contextIdMaxChars : undefined;
+          if (binding === 'rest') {
+            const answer = JSON.parse(reply.text) as { error?: { code: number; message: string }; task?: unknown };
+            expect(reply.status).toBe(limit === undefined ? 200 : 400);
+            if (limit === undefined) expect(answer.task).toBeDefined();
+            else expect(answer.error?.message).toContain(`at most ${limit}`);
+          } else {
+            expect(reply.status).toBe(200);
+            const answer = expectJsonRpc(reply);
+            if (limit === undefined) expect(answer.result).toBeDefined();
+            else expect(answer.error).toMatchObject({ code: -32602, message: expect.stringContaining(`at most ${limit}`) as unknown });
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+    expect((await fetch(`${open.url}/healthz`)).status).toBe(200);
+    await expectServing(open);
+  }, 90_000);
 });
 
 /** A header value as Node reads it (latin1): UTF-8 bytes of any text, control characters replaced. */

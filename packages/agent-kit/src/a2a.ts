@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { hostname as osHostname, networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import express from 'express';
@@ -7,10 +8,12 @@ import { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { FlotillaError, type Logger } from '@flotilla/core';
-import type { A2ARejectReason } from '@flotilla/metrics';
+import type { A2ARejectReason, FlotillaMetrics } from '@flotilla/metrics';
 import type { MemoryGuard } from './memory-guard.js';
 import { BoundedTaskStore } from './task-store.js';
-import { WorkflowExecutor, type AnswerTurn } from './executor.js';
+import { answerUnmatched, jsonRpcBinding, restBinding } from './a2a-protocol.js';
+import { TURN_LIMITS, WorkflowExecutor, type AnswerTurn, type TurnLimits } from './executor.js';
+import type { ConversationLock } from './conversation-queue.js';
 
 export interface AgentDescription {
   readonly name: string;
@@ -30,8 +33,8 @@ export interface A2AServerOptions {
    */
   readonly publicUrl?: string | undefined;
   readonly logger: Logger;
-  /** Served at /metrics (Prometheus text format) when given. */
-  readonly metrics?: { readonly registry: { metrics(): Promise<string>; readonly contentType: string } };
+  /** Served at /metrics (Prometheus text format) when given; the server's own stores and queues are counted there. */
+  readonly metrics?: FlotillaMetrics | undefined;
   /**
    * Credentials callers must present on /a2a (a bearer token, or the same value as an X-API-Key header); several
    * are accepted so a token can be rotated. None: open (local use). The card declares the schemes either way.
@@ -39,8 +42,16 @@ export interface A2AServerOptions {
   readonly auth?: A2AAuth | undefined;
   /** When given, new work is refused with 503 + Retry-After while it sheds (memory above 90% of the limit). */
   readonly guard?: MemoryGuard | undefined;
-  /** Told of every request refused before any work (metrics). */
+  /** Told of every request refused before any work, and of turns refused because their conversation is busy (metrics). */
   readonly onReject?: ((reason: A2ARejectReason) => void) | undefined;
+  /** Time one turn may take from its arrival, waiting for its conversation's earlier turns included (`--turn-timeout-ms`); TURN_LIMITS.timeoutMs by default. */
+  readonly turnTimeoutMs?: number | undefined;
+  /** Orders the turns of a conversation across replicas (`redisConversationLock`); without it only within this process. */
+  readonly conversationLock?: ConversationLock | undefined;
+  /** Told how many turns wait for an earlier turn of their conversation, whenever it changes (the queue gauge). */
+  readonly onQueueDepth?: ((waiting: number) => void) | undefined;
+  /** The other bounds of turns and of the conversation queue (TURN_LIMITS, CONVERSATION_QUEUE_LIMITS); tests shorten them. */
+  readonly turnLimits?: (Partial<Omit<TurnLimits, 'timeoutMs'>> & { readonly maxWaitingPerConversation?: number; readonly maxWaitingTotal?: number }) | undefined;
 }
 
 export interface A2AAuth {
@@ -109,51 +120,6 @@ export function advertisedBaseUrl(options: {
   });
 }
 
-/** Request bodies above this many MiB are refused with 413, on both bindings. */
-const BODY_LIMIT_MB = 1;
-/** JSON nested deeper than this is refused with 400 before the SDK decodes it (its decoding recurses, and overflows the stack near 2,000 levels). */
-const JSON_DEPTH_MAX = 64;
-
-/** True when `value` nests objects or arrays more than `max` levels deep (walked without recursion). */
-function nestedDeeperThan(value: unknown, max: number): boolean {
-  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    if (typeof next.value !== 'object' || next.value === null) continue;
-    if (next.depth >= max) return true;
-    for (const child of Object.values(next.value)) pending.push({ value: child, depth: next.depth + 1 });
-  }
-  return false;
-}
-
-const refuseDeepJson: express.RequestHandler = (req, res, next) => {
-  if (!nestedDeeperThan(req.body, JSON_DEPTH_MAX)) return next();
-  res.status(400).json({ error: 'invalid_request', message: `The request body nests JSON more than ${JSON_DEPTH_MAX} levels deep; send a flatter one.` });
-};
-
-/**
- * Errors outside the SDK's handlers (a body too large, not JSON, in an unsupported charset or encoding) answered as
- * JSON with their 4xx status, never Express's HTML page with a stack; anything else is a bug: logged, and a 500 with
- * a stable message.
- */
-function answerErrors(logger: Logger): express.ErrorRequestHandler {
-  return (error: unknown, _req, res, next) => {
-    if (res.headersSent) return next(error);
-    const { status, type, expose, message } = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      const answer =
-        type === 'entity.too.large'
-          ? { error: 'payload_too_large', message: `Request bodies are limited to ${BODY_LIMIT_MB} MB.` }
-          : type === 'entity.parse.failed'
-            ? { error: 'invalid_json', message: 'The request body is not valid JSON.' }
-            : { error: 'bad_request', message: expose === true && typeof message === 'string' ? message.slice(0, 200) : 'The request could not be read.' };
-      res.status(status).json(answer);
-      return;
-    }
-    logger.error({ err: error }, 'A2A request failed');
-    res.status(500).json({ error: 'internal', message: 'The agent failed to handle the request; the error is in its logs.' });
-  };
-}
-
 /** An A2A v1.0 server (JSON-RPC and REST, with v0.3 clients served by the SDK's compat layer). */
 export async function startA2AServer(options: A2AServerOptions): Promise<RunningA2AServer> {
   const card: AgentCard = {
@@ -176,8 +142,16 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
     skills: options.agent.skills.map((s) => ({ ...s, inputModes: ['text/plain'], outputModes: ['text/plain'], securityRequirements: [] })),
     signatures: [],
   };
-  const executor = new WorkflowExecutor(options.answer, options.logger);
-  const handler = new DefaultRequestHandler(card, new BoundedTaskStore(), executor);
+  const limits = options.turnLimits ?? {};
+  const executor = new WorkflowExecutor(options.answer, options.logger, {
+    timeoutMs: options.turnTimeoutMs,
+    abortGraceMs: limits.abortGraceMs,
+    drainMs: limits.drainMs,
+    queue: { maxWaitingPerConversation: limits.maxWaitingPerConversation, maxWaitingTotal: limits.maxWaitingTotal, onDepth: options.onQueueDepth },
+    lock: options.conversationLock,
+    onReject: options.onReject,
+  });
+  const handler = new DefaultRequestHandler(card, new BoundedTaskStore({ metrics: options.metrics }), executor);
   const app = express();
   app.disable('x-powered-by');
   app.get('/healthz', (_req, res) => {
@@ -223,11 +197,12 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
     next();
   });
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: handler, legacyCompat: { enabled: true } }));
-  // Both bindings read bodies here (1 MB, JSON at most JSON_DEPTH_MAX deep); the SDK's own parsers then skip them.
-  const body = [express.json({ limit: BODY_LIMIT_MB * 1024 * 1024, strict: false, type: ['application/json', 'application/a2a+json'] }), refuseDeepJson];
-  app.use('/a2a/jsonrpc', ...body, jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
-  app.use('/a2a/rest', ...body, restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }));
-  app.use(answerErrors(options.logger));
+  // Both bindings read bodies and check the protocol limits (A2A_LIMITS) before the SDK decodes a request; every
+  // refusal, and every error, is answered in the binding's own shape, as JSON.
+  const protocol = { logger: options.logger, onReject: options.onReject };
+  app.use('/a2a/jsonrpc', jsonRpcBinding(jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }), protocol));
+  app.use('/a2a/rest', restBinding(restHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication, legacyCompat: { enabled: true } }), protocol));
+  app.use(...answerUnmatched(options.logger));
 
   const http = await new Promise<Server>((resolve, reject) => {
     const server = app.listen(options.port, options.host, (error?: Error) => (error === undefined ? resolve(server) : reject(error)));
@@ -262,10 +237,18 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
     url,
     cardUrl: `${url}/${AGENT_CARD_PATH}`,
     async close() {
-      // Stop taking requests, let turns in flight finish, then close the connections.
+      // Stop taking requests, let turns in flight finish (bounded: the rest are aborted and answered), then close the
+      // connections as their last answers go out (a kept-alive connection is not closed by the server on its own),
+      // and cut any still open after a grace (a caller not reading its answer).
       const closed = new Promise<void>((done) => http.close(() => done()));
-      await executor.drain();
+      await executor.close();
       http.closeIdleConnections();
+      const sweep = setInterval(() => http.closeIdleConnections(), 50);
+      const grace = new AbortController();
+      await Promise.race([closed, delay(limits.abortGraceMs ?? TURN_LIMITS.abortGraceMs, undefined, { signal: grace.signal }).catch(() => undefined)]);
+      grace.abort();
+      clearInterval(sweep);
+      http.closeAllConnections();
       await closed;
     },
   };

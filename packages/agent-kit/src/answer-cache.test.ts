@@ -66,6 +66,25 @@ function answerCacheContract(make: MakeStore): void {
 describe('answer cache contract: in process', () =>
   answerCacheContract(({ ttlMs, maxEntryBytes, room }, now) => new AnswerCache<Cached>({ ttlMs, maxEntryBytes, maxBytes: room * 1_100 }, now)));
 
+describe('answer cache in process', () => {
+  it('is bounded in entries as well as bytes: tiny answers cannot pile up past the count cap', async () => {
+    const cache = new AnswerCache<Cached>({ ...ANSWER_CACHE_DEFAULTS, maxEntries: 3 });
+    let evicted = 0;
+    for (const key of ['a', 'b', 'c', 'd', 'e']) evicted += await cache.set(key, cached(key));
+    expect(evicted).toBe(2);
+    expect(cache.size).toBe(3);
+    expect(await cache.get('a')).toBeUndefined();
+    expect(await cache.get('e')).toEqual(cached('e'));
+  });
+
+  it('counts a key in UTF-8 bytes, as the value', async () => {
+    const cache = new AnswerCache<Cached>();
+    const key = 'é'.repeat(100);
+    await cache.set(key, cached('one'));
+    expect(cache.bytes).toBe(Buffer.byteLength(JSON.stringify(cached('one')), 'utf8') + 200);
+  });
+});
+
 const REDIS = redisServerBinary();
 describe.skipIf(REDIS === undefined)(`answer cache contract: redis${REDIS === undefined ? ` (skipped: ${NO_REDIS_SERVER})` : ''}`, () => {
   let server: LocalRedisServer;
@@ -132,6 +151,19 @@ describe('metered answer cache', () => {
     expect((await metrics.cacheEvictions.get()).values.find((v) => v.labels.cache === 'answer')?.value).toBe(1);
     expect((await metrics.cacheEntries.get()).values.find((v) => v.labels.cache === 'answer')?.value).toBe(2);
     expect((await metrics.cacheBytes.get()).values.find((v) => v.labels.cache === 'answer')?.value).toBe(cache.bytes);
+  });
+
+  it('counts an answer that expired as an eviction, once', async () => {
+    let now = 1_000_000;
+    const metrics = createMetrics();
+    const cache = meteredAnswerCache<Cached>(metrics, { store: new AnswerCache<Cached>(ANSWER_CACHE_DEFAULTS, () => now) });
+    await cache.set('k', cached('one'));
+    now += ANSWER_CACHE_DEFAULTS.ttlMs + 1;
+    expect(await cache.get('k')).toBeUndefined();
+    expect(await cache.get('k')).toBeUndefined();
+    expect((await metrics.cacheEvictions.get()).values.find((v) => v.labels.cache === 'answer')?.value).toBe(1);
+    expect((await metrics.cacheEntries.get()).values.find((v) => v.labels.cache === 'answer')?.value).toBe(0);
+    expect((await metrics.cacheBytes.get()).values.find((v) => v.labels.cache === 'answer')?.value).toBe(0);
   });
 
   it('answers a miss, and keeps nothing, when its store fails: never a failed turn', async () => {

@@ -10,6 +10,11 @@ export const ANSWER_CACHE_DEFAULTS = {
   maxBytes: 8 * 1024 * 1024,
   /** One answer larger than this is never cached. */
   maxEntryBytes: 256 * 1024,
+  /**
+   * Answers held at once: an answer is ~1-20 KiB, so the byte cap binds first; this bounds the per-answer overhead
+   * the JSON size does not count (objects, the Map) when the answers are tiny.
+   */
+  maxEntries: 2_048,
 } as const;
 
 /** Words that ask for fresh data: such questions bypass the cache. */
@@ -43,6 +48,8 @@ export interface AnswerCacheStore<V> {
   /** Answers and bytes held now, for the gauges (a shared store: as last counted by this process). */
   readonly size: number;
   readonly bytes: number;
+  /** Answers dropped on expiry so far, for the eviction counter (a shared store's expire by themselves: undefined). */
+  readonly expired?: number;
 }
 
 interface Entry<V> {
@@ -51,20 +58,21 @@ interface Entry<V> {
   readonly at: number;
 }
 
-type AnswerCacheLimits = { readonly ttlMs: number; readonly maxBytes: number; readonly maxEntryBytes: number };
+type AnswerCacheLimits = { readonly ttlMs: number; readonly maxBytes: number; readonly maxEntryBytes: number; readonly maxEntries?: number };
 
-/** Bytes an answer counts for: its JSON and its key. */
+/** Bytes an answer counts for: its JSON and its key (UTF-8). */
 function sizeOf(key: string, json: string): number {
-  return Buffer.byteLength(json, 'utf8') + key.length;
+  return Buffer.byteLength(json, 'utf8') + Buffer.byteLength(key, 'utf8');
 }
 
 /**
- * Answers by normalised intent and entities, for a short time, bounded in bytes (least recently used evicted).
- * Per replica: a cache is an optimisation, never a source of truth.
+ * Answers by normalised intent and entities, for a short time, bounded in bytes and in entries (least recently used
+ * evicted). Per replica: a cache is an optimisation, never a source of truth.
  */
 export class AnswerCache<V> implements AnswerCacheStore<V> {
   private readonly entries = new Map<string, Entry<V>>();
   private total = 0;
+  private dropped = 0;
 
   constructor(
     private readonly limits: AnswerCacheLimits = ANSWER_CACHE_DEFAULTS,
@@ -79,10 +87,17 @@ export class AnswerCache<V> implements AnswerCacheStore<V> {
     return this.entries.size;
   }
 
+  get expired(): number {
+    return this.dropped;
+  }
+
   get(key: string): Promise<V | undefined> {
     const entry = this.entries.get(key);
     if (entry === undefined || this.now() - entry.at > this.limits.ttlMs) {
-      if (entry !== undefined) this.remove(key, entry);
+      if (entry !== undefined) {
+        this.remove(key, entry);
+        this.dropped += 1;
+      }
       return Promise.resolve(undefined);
     }
     this.entries.delete(key);
@@ -97,9 +112,10 @@ export class AnswerCache<V> implements AnswerCacheStore<V> {
     if (old !== undefined) this.remove(key, old);
     this.entries.set(key, { value, bytes, at: this.now() });
     this.total += bytes;
+    const maxEntries = this.limits.maxEntries ?? ANSWER_CACHE_DEFAULTS.maxEntries;
     let evicted = 0;
     for (const [k, e] of this.entries) {
-      if (this.total <= this.limits.maxBytes) break;
+      if (this.total <= this.limits.maxBytes && this.entries.size <= maxEntries) break;
       this.remove(k, e);
       evicted += 1;
     }
@@ -200,7 +216,12 @@ export function meteredAnswerCache<V>(
 ): AnswerCacheStore<V> {
   const store = options.store ?? new AnswerCache<V>(options.limits ?? ANSWER_CACHE_DEFAULTS);
   let failing = false;
+  let expired = 0;
   const report = (): void => {
+    // Answers that expired in the store left it too: counted as evictions once each.
+    const count = store.expired ?? 0;
+    if (count > expired) metrics.cacheEvictions.inc({ cache: 'answer' }, count - expired);
+    expired = count;
     metrics.cacheEntries.set({ cache: 'answer' }, store.size);
     metrics.cacheBytes.set({ cache: 'answer' }, store.bytes);
   };
@@ -244,6 +265,9 @@ export function meteredAnswerCache<V>(
     },
     get bytes() {
       return store.bytes;
+    },
+    get expired() {
+      return store.expired;
     },
   };
 }

@@ -384,6 +384,49 @@ describe('A2A server gate: credentials, then memory', () => {
     }
   });
 
+  it('checks credentials before the protocol, counts protocol refusals as invalid_request, and meters the task store', async () => {
+    let turns = 0;
+    const answer: AnswerTurn = () => {
+      turns += 1;
+      return Promise.resolve({ answer: 'done', options: [], metadata: {} });
+    };
+    const metrics = createMetrics();
+    const token = 'a2a-token-0123456789abcdef';
+    const server = await startA2AServer({
+      agent: { name: 'toy', description: 'toy agent', version: '0.0.1', skills: [] },
+      answer,
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger(),
+      metrics,
+      auth: { tokens: [token] },
+      onReject: (reason) => metrics.a2aRejected.inc({ agent: 'toy', reason }),
+    });
+    const post = (body: string, headers: Record<string, string> = { authorization: `Bearer ${token}` }) =>
+      fetch(`${server.url}/a2a/jsonrpc`, { method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0', ...headers }, body });
+    try {
+      // Without a token even a broken body is a 401: nothing is read before the credentials.
+      expect((await post('{"jsonrpc":', {})).status).toBe(401);
+      const broken = await post('{"jsonrpc":');
+      expect(broken.status).toBe(200);
+      expect(await broken.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+      const long = rpc('hello');
+      (long.params.message as { contextId: string }).contextId = 'c'.repeat(300);
+      expect(await (await post(JSON.stringify(long))).json()).toMatchObject({ error: { code: -32602, message: 'message.contextId is 300 characters; at most 256 printable characters' } });
+      expect(turns).toBe(0);
+      expect((await post(JSON.stringify(rpc('hello')))).status).toBe(200);
+      expect(turns).toBe(1);
+
+      const exposed = await metrics.registry.metrics();
+      expect(exposed).toContain(`${METRIC.a2aRejected}{agent="toy",reason="unauthorized"} 1`);
+      expect(exposed).toContain(`${METRIC.a2aRejected}{agent="toy",reason="invalid_request"} 2`);
+      expect(exposed).toContain(`${METRIC.storeEntries}{store="task"} 1`);
+      expect(exposed).toMatch(new RegExp(`${METRIC.storeBytes}\\{store="task"\\} [1-9]\\d*`));
+    } finally {
+      await server.close();
+    }
+  });
+
   it('refuses to start with a short token', async () => {
     await expect(
       startA2AServer({ agent: { name: 't', description: 't', version: '0', skills: [] }, answer: () => Promise.reject(new Error('no')), host: '127.0.0.1', port: 0, logger: silentLogger(), auth: { tokens: ['short'] } }),

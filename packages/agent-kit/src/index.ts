@@ -45,7 +45,31 @@ export {
   presentsToken,
   API_KEY_HEADER,
 } from './a2a.js';
+export { A2A_LIMITS, jsonRpcBinding, restBinding, type A2AProtocolOptions } from './a2a-protocol.js';
 export { WorkflowExecutor, PROGRESS_NOTE_MAX_CHARS, PROGRESS_MIN_INTERVAL_MS, type AnswerTurn, type ProgressNote } from './executor.js';
+export {
+  TURN_LIMITS,
+  TurnAborted,
+  abortedOutcome,
+  timedOutAnswer,
+  BUSY_ANSWER,
+  SHUTTING_DOWN_ANSWER,
+  type TurnLimits,
+  type WorkflowExecutorOptions,
+} from './executor.js';
+export {
+  ConversationQueue,
+  CONVERSATION_QUEUE_LIMITS,
+  redisConversationLock,
+  REDIS_CONVERSATION_LOCK_DEFAULTS,
+  type ConversationQueueOptions,
+  type ConversationSlot,
+  type ConversationTicket,
+  type ConversationLock,
+  type ConversationLockAttempt,
+  type HeldConversationLock,
+  type RedisConversationLockOptions,
+} from './conversation-queue.js';
 export { markdownTable, countLines, toolErrorText, helpText } from './present.js';
 export { connectTools, MCP_CLIENT_SETTINGS, McpClientTokenSchema, type ConnectToolsOptions, type ToolsConnection } from './tools.js';
 export { textRequest } from './request.js';
@@ -67,9 +91,9 @@ export {
 } from './memory-guard.js';
 export { A2A_SERVER_SETTINGS, A2ATokensSchema, PublicUrlSchema, startA2AGate, type A2AGate, type A2AServerSettings } from './gate.js';
 export { a2aClientFactory, connectA2AAgent } from './a2a-client.js';
-export { boundedMemoryStore, CONVERSATIONS_MAX } from './memory-store.js';
+export { boundedMemoryStore, CONVERSATIONS_MAX, CONVERSATION_STORE_LIMITS, type BoundedMemoryStoreOptions, type StoreMetrics } from './memory-store.js';
 export { redisMemoryStore, REDIS_MEMORY_DEFAULTS, type RedisMemoryStoreOptions } from './redis-memory-store.js';
-export { BoundedTaskStore, TASK_STORE_LIMITS } from './task-store.js';
+export { BoundedTaskStore, TASK_STORE_LIMITS, type BoundedTaskStoreOptions } from './task-store.js';
 export {
   AnswerCache,
   meteredAnswerCache,

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { TaskState, type Task } from '@a2a-js/sdk';
-import { BoundedTaskStore } from './index.js';
+import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
+import { createMetrics, METRIC } from '@flotilla/metrics';
+import { BoundedTaskStore, TASK_STORE_LIMITS } from './index.js';
 
-const task = (id: string, contextId = 'c1'): Task =>
-  ({ id, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, timestamp: undefined, message: undefined }, artifacts: [], history: [], metadata: undefined });
+const task = (id: string, contextId = 'c1', timestamp?: string): Task =>
+  ({ id, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, timestamp, message: undefined }, artifacts: [], history: [], metadata: undefined });
 const listAll = (contextId = '') => ({ tenant: '', contextId, status: 0, pageToken: '', statusTimestampAfter: undefined }) as never;
+const list = (params: Record<string, unknown>) => ({ ...(listAll() as object), ...params }) as never;
+const message = (id: string, chars: number): Message =>
+  ({ messageId: id, contextId: 'c1', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: 'm'.repeat(chars) }, metadata: undefined, filename: '', mediaType: '' }], metadata: undefined, extensions: [], referenceTaskIds: [] });
 
 describe('bounded A2A task store', () => {
   it('keeps at most maxTasks, newest first, and forgets tasks past their TTL', async () => {
@@ -49,5 +53,100 @@ describe('bounded A2A task store', () => {
     const loaded = await store.load('t0');
     if (loaded !== undefined) loaded.contextId = 'changed';
     expect((await store.load('t0'))?.contextId).toBe('even');
+  });
+
+  it('lists tasks whose status changed after statusTimestampAfter (a task without a timestamp: when it was saved)', async () => {
+    let now = Date.parse('2026-01-01T00:00:05Z');
+    const store = new BoundedTaskStore({}, () => now);
+    await store.save(task('early', 'c1', '2026-01-01T00:00:01Z'));
+    await store.save(task('middle', 'c1', '2026-01-01T00:00:02.500Z'));
+    await store.save(task('late', 'c1', '2026-01-01T00:00:09Z'));
+    await store.save(task('unstamped'));
+    now = Date.parse('2026-01-01T00:00:01Z');
+    await store.save(task('unstamped-early'));
+    const ids = async (after: string) => (await store.list(list({ statusTimestampAfter: after }))).tasks.map((t) => t.id);
+    // Newest saved first; 'unstamped-early' was saved at 00:00:01, 'unstamped' at 00:00:05.
+    expect(await ids('2026-01-01T00:00:02Z')).toEqual(['unstamped', 'late', 'middle']);
+    expect(await ids('2026-01-01T00:00:02.500Z')).toEqual(['unstamped', 'late']);
+    expect(await ids('2026-01-01T00:00:10Z')).toEqual([]);
+    expect((await store.list(list({ statusTimestampAfter: '2026-01-01T00:00:02Z' }))).totalSize).toBe(3);
+    await expect(store.list(list({ statusTimestampAfter: 'yesterday' }))).rejects.toMatchObject({ name: 'RequestMalformedError', message: expect.stringMatching(/statusTimestampAfter must be an ISO 8601 time/) as unknown });
+  });
+
+  it('pages by cursor: tasks saved between pages shift nothing, and a token it did not issue is refused as invalid params', async () => {
+    const store = new BoundedTaskStore();
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await store.save(task(id));
+    const first = await store.list(list({ pageSize: 2 }));
+    expect(first.tasks.map((t) => t.id)).toEqual(['e', 'd']);
+    // New work arrives while the caller pages: the next page still starts after 'd'.
+    await store.save(task('f'));
+    const second = await store.list(list({ pageSize: 2, pageToken: first.nextPageToken }));
+    expect(second.tasks.map((t) => t.id)).toEqual(['c', 'b']);
+    const third = await store.list(list({ pageSize: 2, pageToken: second.nextPageToken }));
+    expect(third).toMatchObject({ tasks: [{ id: 'a' }], nextPageToken: '', totalSize: 6 });
+    for (const token of ['x', '-1', '0', '1.5', ' 2', '7', '123456789012345678', 'MTIzfGFiYw==']) {
+      await expect(store.list(list({ pageToken: token }))).rejects.toMatchObject({ name: 'RequestMalformedError', message: expect.stringMatching(/^pageToken ".*" was not issued by this agent/) as unknown });
+    }
+  });
+
+  it('refuses a negative or fractional historyLength as invalid params; 0 lists no history', async () => {
+    const store = new BoundedTaskStore();
+    await store.save({ ...task('a'), history: [message('m1', 5), message('m2', 5)] });
+    for (const historyLength of [-1, -100, 1.5, Number.NaN]) {
+      await expect(store.list(list({ historyLength }))).rejects.toMatchObject({ name: 'RequestMalformedError', message: expect.stringMatching(/historyLength must be an integer of 0 or more/) as unknown });
+    }
+    expect((await store.list(list({ historyLength: 0 }))).tasks[0]?.history).toEqual([]);
+    expect((await store.list(list({ historyLength: 1 }))).tasks[0]?.history.map((m) => m.messageId)).toEqual(['m2']);
+  });
+
+  it('trims one task over taskMaxBytes (oldest history, then artifacts) and says so, so it never evicts the others', async () => {
+    const store = new BoundedTaskStore({ maxTasks: 100, ttlMs: 60_000, maxBytes: 100_000, taskMaxBytes: 20_000 });
+    await store.save(task('small-1'));
+    await store.save(task('small-2'));
+    const history = ['h1', 'h2', 'h3', 'h4', 'h5'].map((id) => message(id, 6_000));
+    await store.save({ ...task('big'), history });
+    const big = await store.load('big');
+    expect(big?.history.map((m) => m.messageId)).toEqual(['h3', 'h4', 'h5']);
+    expect(big?.metadata).toMatchObject({ trimmed: { history_messages: 2, artifacts: 0, status_message: false, reason: expect.stringContaining('over 20000 bytes') as unknown } });
+    expect(Buffer.byteLength(JSON.stringify(big))).toBeLessThanOrEqual(20_000);
+    // An answer larger than the cap on its own goes too (the history first), said in the metadata.
+    const artifacts = [{ artifactId: 'a', name: '', description: '', parts: [{ content: { $case: 'text', value: 'x'.repeat(30_000) } }], metadata: undefined, extensions: [] }];
+    await store.save({ ...task('huge-answer'), history: [message('q', 10)], artifacts } as unknown as Task);
+    expect((await store.load('huge-answer'))?.metadata).toMatchObject({ trimmed: { history_messages: 1, artifacts: 1 } });
+    expect((await store.list(listAll())).tasks.map((t) => t.id)).toEqual(['huge-answer', 'big', 'small-2', 'small-1']);
+    // The default cap is well above a whole 1 MiB request.
+    expect(TASK_STORE_LIMITS.taskMaxBytes).toBeGreaterThan(1024 * 1024);
+  });
+
+  it('keeps the store gauges and counts evictions by reason (entries_cap, bytes_cap, ttl)', async () => {
+    const metrics = createMetrics();
+    let now = 0;
+    const store = new BoundedTaskStore({ maxTasks: 2, ttlMs: 1_000, maxBytes: 5_000, metrics }, () => now);
+    const read = async (name: string, labels: string) => {
+      const line = (await metrics.registry.metrics()).split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+      return line === undefined ? undefined : Number(line.split(' ').at(-1));
+    };
+    expect(await read(METRIC.storeEntries, 'store="task"')).toBe(0);
+    await store.save(task('a'));
+    await store.save(task('b'));
+    // Saving again replaces, it does not add.
+    await store.save(task('b'));
+    expect(await read(METRIC.storeEntries, 'store="task"')).toBe(2);
+    const two = await read(METRIC.storeBytes, 'store="task"');
+    expect(two).toBe(2 * Buffer.byteLength(JSON.stringify(task('a'))));
+    await store.save(task('c'));
+    expect(await read(METRIC.storeEvictions, 'store="task",reason="entries_cap"')).toBe(1);
+    // Two tasks of 3 KB: the third save drops 'c' (entries), then 'd' (bytes: 6 KB > 5 KB).
+    await store.save({ ...task('d'), history: [message('m', 3_000)] });
+    await store.save({ ...task('e'), history: [message('m', 3_000)] });
+    expect(await read(METRIC.storeEvictions, 'store="task",reason="entries_cap"')).toBe(3);
+    expect(await read(METRIC.storeEvictions, 'store="task",reason="bytes_cap"')).toBe(1);
+    expect(store.size).toBe(1);
+    now = 2_000;
+    expect(await store.load('e')).toBeUndefined();
+    expect(await read(METRIC.storeEvictions, 'store="task",reason="ttl"')).toBe(1);
+    expect(store.size).toBe(0);
+    expect(await read(METRIC.storeEntries, 'store="task"')).toBe(0);
+    expect(await read(METRIC.storeBytes, 'store="task"')).toBe(0);
   });
 });

@@ -1,6 +1,8 @@
 import { TaskState } from '@a2a-js/sdk';
 import type { Task } from '@a2a-js/sdk';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { TaskStore } from '@a2a-js/sdk/server';
+import type { FlotillaMetrics, StoreEvictionReason } from '@flotilla/metrics';
 
 type ListRequest = Parameters<TaskStore['list']>[0];
 type ListResponse = Awaited<ReturnType<TaskStore['list']>>;
@@ -14,23 +16,70 @@ export const TASK_STORE_LIMITS = {
   pageMax: 50,
   /** Bytes of all tasks kept (JSON size); the least recently saved go first. */
   maxBytes: 64 * 1024 * 1024,
+  /**
+   * Bytes of one task (JSON size): a task carrying a whole 1 MiB request fits, and no task takes more than 1/32 of
+   * the store. A larger one is trimmed to fit (oldest history first, then its artifacts), and says so in its metadata.
+   */
+  taskMaxBytes: 2 * 1024 * 1024,
   /** History messages a list returns per task, at most (none unless asked). */
   listHistoryMax: 10,
 } as const;
 
+export interface BoundedTaskStoreOptions {
+  readonly maxTasks?: number;
+  readonly ttlMs?: number;
+  readonly maxBytes?: number;
+  readonly taskMaxBytes?: number;
+  /** Entries and bytes (`storeEntries`, `storeBytes`) and evictions by reason, labelled `store: task`; stores of one process sum. */
+  readonly metrics?: Pick<FlotillaMetrics, 'storeBytes' | 'storeEntries' | 'storeEvictions'> | undefined;
+}
+
+interface Entry {
+  readonly task: Task;
+  readonly at: number;
+  readonly bytes: number;
+  /** Save order: list pages are cursors over it (newest first), so tasks saved meanwhile never shift a page. */
+  readonly seq: number;
+}
+
+const STORE = { store: 'task' } as const;
+const sizeOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+/** The time a task's status last changed, for statusTimestampAfter: its status timestamp, else when it was saved. */
+const updatedAt = (entry: Entry): number => {
+  const stamp = entry.task.status?.timestamp;
+  const parsed = stamp === undefined ? Number.NaN : Date.parse(stamp);
+  return Number.isNaN(parsed) ? entry.at : parsed;
+};
+
 /**
  * The A2A task store, bounded: the SDK's in-memory store keeps every task (its history and answer) forever, which
- * is a leak in a long-running agent. This one keeps the newest `maxTasks` for `ttlMs`; an evicted task reads as
- * not found, which the protocol allows.
+ * is a leak in a long-running agent. This one keeps the newest `maxTasks` for `ttlMs` within `maxBytes`, each task
+ * within `taskMaxBytes`; an evicted task reads as not found, which the protocol allows. Lists are newest first,
+ * paged by cursor; a page token this store did not issue is refused as invalid params (-32602 / HTTP 400).
  */
 export class BoundedTaskStore implements TaskStore {
-  private readonly tasks = new Map<string, { task: Task; at: number; bytes: number }>();
+  private readonly tasks = new Map<string, Entry>();
   private bytes = 0;
+  private seq = 0;
+  private readonly maxTasks: number;
+  private readonly ttlMs: number;
+  private readonly maxBytes: number;
+  private readonly taskMaxBytes: number;
+  private readonly metrics: BoundedTaskStoreOptions['metrics'];
 
   constructor(
-    private readonly limits: { readonly maxTasks: number; readonly ttlMs: number; readonly maxBytes?: number } = TASK_STORE_LIMITS,
+    options: BoundedTaskStoreOptions = {},
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.maxTasks = options.maxTasks ?? TASK_STORE_LIMITS.maxTasks;
+    this.ttlMs = options.ttlMs ?? TASK_STORE_LIMITS.ttlMs;
+    this.maxBytes = options.maxBytes ?? TASK_STORE_LIMITS.maxBytes;
+    this.taskMaxBytes = Math.min(this.maxBytes, options.taskMaxBytes ?? TASK_STORE_LIMITS.taskMaxBytes);
+    this.metrics = options.metrics;
+    // The series exist (at 0) from the start, so a dashboard tells an empty store from a missing one.
+    this.metrics?.storeEntries.inc(STORE, 0);
+    this.metrics?.storeBytes.inc(STORE, 0);
+  }
 
   get size(): number {
     return this.tasks.size;
@@ -38,13 +87,10 @@ export class BoundedTaskStore implements TaskStore {
 
   save(task: Task): Promise<void> {
     const old = this.tasks.get(task.id);
-    if (old !== undefined) {
-      this.tasks.delete(task.id);
-      this.bytes -= old.bytes;
-    }
-    const bytes = Buffer.byteLength(JSON.stringify(task) ?? '', 'utf8');
-    this.tasks.set(task.id, { task: structuredClone(task), at: this.now(), bytes });
-    this.bytes += bytes;
+    if (old !== undefined) this.remove(task.id, old);
+    const copy = structuredClone(task);
+    this.seq += 1;
+    this.add(task.id, { task: copy, at: this.now(), bytes: this.fit(copy), seq: this.seq });
     this.evict();
     return Promise.resolve();
   }
@@ -52,42 +98,106 @@ export class BoundedTaskStore implements TaskStore {
   load(taskId: string): Promise<Task | undefined> {
     const entry = this.tasks.get(taskId);
     if (entry === undefined) return Promise.resolve(undefined);
-    if (this.now() - entry.at > this.limits.ttlMs) {
-      this.tasks.delete(taskId);
-      this.bytes -= entry.bytes;
+    if (this.now() - entry.at > this.ttlMs) {
+      this.remove(taskId, entry, 'ttl');
       return Promise.resolve(undefined);
     }
     return Promise.resolve(structuredClone(entry.task));
   }
 
   list(params: ListRequest): Promise<ListResponse> {
+    const { historyLength, statusTimestampAfter } = params;
+    if (historyLength !== undefined && !(Number.isInteger(historyLength) && historyLength >= 0)) {
+      return Promise.reject(new RequestMalformedError(`historyLength must be an integer of 0 or more (0: no history); got ${historyLength}`));
+    }
+    const after = statusTimestampAfter === undefined || statusTimestampAfter === '' ? undefined : Date.parse(statusTimestampAfter);
+    if (after !== undefined && Number.isNaN(after)) {
+      return Promise.reject(new RequestMalformedError(`statusTimestampAfter must be an ISO 8601 time such as 2026-01-31T12:00:00Z; got ${JSON.stringify(statusTimestampAfter?.slice(0, 40))}`));
+    }
+    // A token is the save number of the last task of the page before; one above any number given out was never issued.
+    const token = params.pageToken ?? '';
+    if (token !== '' && !(/^[1-9]\d{0,15}$/.test(token) && Number(token) <= this.seq)) {
+      return Promise.reject(new RequestMalformedError(`pageToken ${JSON.stringify(token.slice(0, 40))} was not issued by this agent; list again without a pageToken (or with the nextPageToken of the last page)`));
+    }
+    const before = token === '' ? Number.POSITIVE_INFINITY : Number(token);
     this.evict();
     const matching = [...this.tasks.values()]
-      .map((e) => e.task)
-      .filter((t) => (params.contextId === '' || t.contextId === params.contextId) && (params.status === TaskState.TASK_STATE_UNSPECIFIED || t.status?.state === params.status))
+      .filter(
+        (e) =>
+          (params.contextId === '' || e.task.contextId === params.contextId) &&
+          (params.status === TaskState.TASK_STATE_UNSPECIFIED || e.task.status?.state === params.status) &&
+          (after === undefined || updatedAt(e) > after),
+      )
       .reverse();
-    const pageSize = Math.min(TASK_STORE_LIMITS.pageMax, Math.max(1, params.pageSize ?? 50));
-    const offset = /^\d+$/.test(params.pageToken) ? Number(params.pageToken) : 0;
+    const pageSize = Math.min(TASK_STORE_LIMITS.pageMax, Math.max(1, params.pageSize ?? TASK_STORE_LIMITS.pageMax));
+    const rest = matching.filter((e) => e.seq < before);
+    const page = rest.slice(0, pageSize);
     // A list is a summary: no artifacts unless asked, and at most a few history messages (a small request must
     // not return megabytes of stored answers).
-    const history = Math.min(TASK_STORE_LIMITS.listHistoryMax, Math.max(0, params.historyLength ?? 0));
-    const page = matching.slice(offset, offset + pageSize).map((t) => {
-      const copy = structuredClone(t);
+    const history = Math.min(TASK_STORE_LIMITS.listHistoryMax, historyLength ?? 0);
+    const tasks = page.map((e) => {
+      const copy = structuredClone(e.task);
       copy.history = history === 0 ? [] : copy.history.slice(-history);
       if (params.includeArtifacts !== true) copy.artifacts = [];
       return copy;
     });
-    const next = offset + pageSize < matching.length ? String(offset + pageSize) : '';
-    return Promise.resolve({ tasks: page, nextPageToken: next, pageSize, totalSize: matching.length });
+    const last = page.at(-1);
+    const nextPageToken = rest.length > page.length && last !== undefined ? String(last.seq) : '';
+    return Promise.resolve({ tasks, nextPageToken, pageSize, totalSize: matching.length });
   }
 
+  /**
+   * Trims a task over taskMaxBytes to fit (its oldest history messages first, then its artifacts, then its status
+   * message), saying what went in its metadata (`trimmed`); returns its size. Each message is sized once.
+   */
+  private fit(task: Task): number {
+    let bytes = sizeOf(task);
+    if (bytes <= this.taskMaxBytes) return bytes;
+    const sizes = task.history.map(sizeOf);
+    let historyMessages = 0;
+    while (bytes > this.taskMaxBytes && task.history.length > 0) {
+      task.history.shift();
+      bytes -= (sizes[historyMessages] ?? 0) + 1;
+      historyMessages += 1;
+    }
+    bytes = sizeOf(task);
+    const artifacts = bytes > this.taskMaxBytes ? task.artifacts.length : 0;
+    if (artifacts > 0) {
+      task.artifacts = [];
+      bytes = sizeOf(task);
+    }
+    const statusMessage = bytes > this.taskMaxBytes && task.status?.message !== undefined;
+    if (statusMessage && task.status !== undefined) task.status.message = undefined;
+    task.metadata = {
+      ...task.metadata,
+      trimmed: { reason: `the task was over ${this.taskMaxBytes} bytes, the most this agent keeps of one task`, history_messages: historyMessages, artifacts, status_message: statusMessage },
+    };
+    return sizeOf(task);
+  }
+
+  private add(id: string, entry: Entry): void {
+    this.tasks.set(id, entry);
+    this.bytes += entry.bytes;
+    this.metrics?.storeEntries.inc(STORE);
+    this.metrics?.storeBytes.inc(STORE, entry.bytes);
+  }
+
+  private remove(id: string, entry: Entry, reason?: StoreEvictionReason): void {
+    this.tasks.delete(id);
+    this.bytes -= entry.bytes;
+    this.metrics?.storeEntries.dec(STORE);
+    this.metrics?.storeBytes.dec(STORE, entry.bytes);
+    if (reason !== undefined) this.metrics?.storeEvictions.inc({ ...STORE, reason });
+  }
+
+  /** Oldest first (a Map iterates in save order): expired tasks, then past the entries cap, then past the byte cap. */
   private evict(): void {
-    const cutoff = this.now() - this.limits.ttlMs;
-    const maxBytes = this.limits.maxBytes ?? TASK_STORE_LIMITS.maxBytes;
+    const cutoff = this.now() - this.ttlMs;
     for (const [id, entry] of this.tasks) {
-      if (this.tasks.size <= this.limits.maxTasks && this.bytes <= maxBytes && entry.at >= cutoff) break;
-      this.tasks.delete(id);
-      this.bytes -= entry.bytes;
+      const reason: StoreEvictionReason | undefined =
+        entry.at < cutoff ? 'ttl' : this.tasks.size > this.maxTasks ? 'entries_cap' : this.bytes > this.maxBytes ? 'bytes_cap' : undefined;
+      if (reason === undefined) break;
+      this.remove(id, entry, reason);
     }
   }
 }

@@ -204,12 +204,13 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
   type S = typeof State.State;
   type U = typeof State.Update;
 
+  // A node gets the turn's signal (LangGraph passes the invoke config), so tool calls stop with an aborted turn.
   const guarded =
-    (node: (state: S) => Promise<U> | U) =>
-    async (state: S): Promise<U> => {
+    (node: (state: S, signal: AbortSignal | undefined) => Promise<U> | U) =>
+    async (state: S, config?: { readonly signal?: AbortSignal | undefined }): Promise<U> => {
       if (state.error !== undefined) return {};
       try {
-        return await node(state);
+        return await node(state, config?.signal);
       } catch (error) {
         return { error: toError(error) };
       }
@@ -231,12 +232,13 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     )
     .addNode(
       'detect_limitations',
-      guarded(async (state) => {
+      guarded(async (state, signal) => {
         const c = state.classification;
         if (c === undefined) return {};
         const plan = state.plan.length > 0 ? state.plan : options.domain.plan(c, state.memory);
         if (options.domain.assess === undefined || plan.length === 0) return { plan };
-        const assessment = await options.domain.assess({ classification: c, plan, memory: state.memory, contextId: state.contextId, callTool: options.callTool });
+        const callTool: CallTool = (call, own) => options.callTool(call, own ?? signal);
+        const assessment = await options.domain.assess({ classification: c, plan, memory: state.memory, contextId: state.contextId, callTool });
         return {
           plan: assessment.plan,
           limitations: assessment.limitations,
@@ -250,17 +252,17 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     )
     .addNode(
       'execute_tools',
-      guarded(async (state) => {
+      guarded(async (state, signal) => {
         const plan = state.plan;
         const calls = plan.slice(0, WORKFLOW_LIMITS.maxToolCalls);
         // Complex plans are independent reads: run them together. A single call is just awaited.
-        const toolResults = await Promise.all(calls.map((call) => options.callTool(call)));
+        const toolResults = await Promise.all(calls.map((call) => options.callTool(call, signal)));
         const classification = state.classification;
         for (let round = 0; round < WORKFLOW_LIMITS.followUpRounds && classification !== undefined; round += 1) {
           const room = WORKFLOW_LIMITS.maxToolCalls - toolResults.length;
           const more = (options.domain.followUp?.(classification, toolResults) ?? []).slice(0, room);
           if (more.length === 0) break;
-          toolResults.push(...(await Promise.all(more.map((call) => options.callTool(call)))));
+          toolResults.push(...(await Promise.all(more.map((call) => options.callTool(call, signal)))));
         }
         return { plan: calls, toolResults };
       }),
@@ -362,9 +364,16 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         },
         { configurable: { thread_id: contextId }, signal },
       );
-      await memoryStore.save(contextId, state.memory);
+      // A memory the store refuses (over its per-conversation cap) loses the follow-ups, not the answer: it says so.
+      let forgotten = '';
+      try {
+        await memoryStore.save(contextId, state.memory);
+      } catch (error) {
+        if (!isFlotillaError(error) || error.code !== 'payload_too_large') throw error;
+        forgotten = `\n\n(I could not keep this conversation's state for follow-ups such as "next page": ${error.message}. Ask your next question in full.)`;
+      }
       const turn: Omit<TurnResult<I>, 'cached'> = {
-        answer: state.response,
+        answer: state.response + forgotten,
         options: state.userOptions,
         intent: state.classification?.intent,
         entities: state.classification?.entities ?? {},
@@ -378,7 +387,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         detectSeconds: state.detectSeconds,
         data: state.data,
       };
-      const clean = turn.error === undefined && turn.toolErrors === 0 && turn.limitations.length === 0;
+      const clean = turn.error === undefined && turn.toolErrors === 0 && turn.limitations.length === 0 && forgotten === '';
       if (cacheKey !== undefined && clean) await options.answerCache?.cache.set(cacheKey, { turn, memory: state.memory }).catch(() => 0);
       return { ...turn, cached: false };
     },

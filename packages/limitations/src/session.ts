@@ -2,6 +2,7 @@ import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promise
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { FlotillaError } from '@flotilla/core';
 import { createRedisKeyspace, type RedisClient } from '@flotilla/state';
 
 /**
@@ -35,8 +36,16 @@ export const SESSION_DEFAULTS = {
   ttlMs: 60 * 60 * 1000,
   /** Sessions held at once; the oldest go first. */
   maxSessions: 10_000,
-  /** Largest session a shared (Redis) store keeps, as JSON; sessions are ~300 bytes. */
+  /**
+   * Largest session a store keeps, as JSON (UTF-8; the contextId is in it); sessions are ~300 bytes. A larger one
+   * is refused with `payload_too_large` by every store, so one session never evicts more than 1/128 of the others.
+   */
   maxSessionBytes: 64 * 1024,
+  /**
+   * Bytes of all sessions the in-memory store holds (beside the agent's other stores in a heap of ~384 MiB):
+   * 10,000 sessions of ~300 bytes are ~3 MiB, so this binds only when sessions are unusually large. The oldest go.
+   */
+  maxBytes: 8 * 1024 * 1024,
 } as const;
 
 export function newSession(input: Omit<ProgressiveSession, 'createdAt' | 'expiresAt' | 'offset' | 'retrieved'>, now: number, ttlMs: number = SESSION_DEFAULTS.ttlMs): ProgressiveSession {
@@ -62,32 +71,100 @@ export interface SessionStore {
 
 export interface SessionStoreOptions {
   readonly maxSessions?: number;
+  /** Largest session kept, as JSON (SESSION_DEFAULTS.maxSessionBytes). */
+  readonly maxSessionBytes?: number;
   readonly now?: () => number;
 }
 
-export function createMemorySessionStore(options: SessionStoreOptions = {}): SessionStore {
+type StoreLabel = { readonly store: 'session' };
+/** A gauge of the store (prom-client's `Gauge` fits). */
+interface SessionStoreGauge {
+  inc(labels: StoreLabel, value?: number): void;
+  dec(labels: StoreLabel, value?: number): void;
+}
+
+/**
+ * Where the in-memory store reports its entries, bytes and evictions by reason (`createMetrics()` of
+ * @flotilla/metrics fits: its storeEntries, storeBytes and storeEvictions with store="session").
+ */
+export interface SessionStoreMetrics {
+  readonly storeEntries: SessionStoreGauge;
+  readonly storeBytes: SessionStoreGauge;
+  readonly storeEvictions: { inc(labels: StoreLabel & { readonly reason: 'entries_cap' | 'bytes_cap' | 'ttl' }, value?: number): void };
+}
+
+export interface MemorySessionStoreOptions extends SessionStoreOptions {
+  /** Bytes of all sessions held (SESSION_DEFAULTS.maxBytes). */
+  readonly maxBytes?: number;
+  readonly metrics?: SessionStoreMetrics | undefined;
+}
+
+/** The refusal of a session over the per-session cap (the Redis store's words, but for this agent's store). */
+function sessionTooLarge(bytes: number, max: number): FlotillaError {
+  return new FlotillaError('payload_too_large', `the progressive session is ${bytes} bytes; this agent keeps at most ${max} bytes each`, {
+    remedy: 'Start a new conversation, or ask for less at once.',
+    details: { bytes, max_bytes: max },
+  });
+}
+
+/**
+ * Sessions in this process, bounded in count and in bytes (each sized once per put, as its JSON): past either cap
+ * the oldest go, expired ones first; a session over `maxSessionBytes` is refused with `payload_too_large` and the
+ * previous one is kept, as the other stores do.
+ */
+export function createMemorySessionStore(options: MemorySessionStoreOptions = {}): SessionStore & { readonly bytes: number } {
   const max = options.maxSessions ?? SESSION_DEFAULTS.maxSessions;
+  const maxBytes = options.maxBytes ?? SESSION_DEFAULTS.maxBytes;
+  const maxSessionBytes = Math.min(maxBytes, options.maxSessionBytes ?? SESSION_DEFAULTS.maxSessionBytes);
   const now = options.now ?? Date.now;
-  // A Map keeps insertion order: re-inserting on put makes the first key the least recently used.
-  const sessions = new Map<string, ProgressiveSession>();
+  const { metrics } = options;
+  const label = { store: 'session' } as const;
+  // A Map keeps insertion order: re-inserting on put makes the first key the oldest (and, with one TTL, the first to expire).
+  const sessions = new Map<string, { readonly session: ProgressiveSession; readonly bytes: number }>();
+  let total = 0;
+  metrics?.storeEntries.inc(label, 0);
+  metrics?.storeBytes.inc(label, 0);
+  const remove = (contextId: string, bytes: number, reason?: 'entries_cap' | 'bytes_cap' | 'ttl'): void => {
+    sessions.delete(contextId);
+    total -= bytes;
+    metrics?.storeEntries.dec(label);
+    metrics?.storeBytes.dec(label, bytes);
+    if (reason !== undefined) metrics?.storeEvictions.inc({ ...label, reason });
+  };
   return {
+    get bytes() {
+      return total;
+    },
     get(contextId) {
       const found = sessions.get(contextId);
-      if (found !== undefined && found.expiresAt <= now()) sessions.delete(contextId);
-      return Promise.resolve(found !== undefined && found.expiresAt > now() ? found : undefined);
+      if (found === undefined) return Promise.resolve(undefined);
+      if (found.session.expiresAt <= now()) {
+        remove(contextId, found.bytes, 'ttl');
+        return Promise.resolve(undefined);
+      }
+      return Promise.resolve(found.session);
     },
     put(session) {
-      sessions.delete(session.contextId);
-      sessions.set(session.contextId, session);
-      while (sessions.size > max) {
-        const oldest = sessions.keys().next().value;
-        if (oldest === undefined) break;
-        sessions.delete(oldest);
+      const bytes = Buffer.byteLength(JSON.stringify(session), 'utf8');
+      if (bytes > maxSessionBytes) return Promise.reject(sessionTooLarge(bytes, maxSessionBytes));
+      const old = sessions.get(session.contextId);
+      if (old !== undefined) remove(session.contextId, old.bytes);
+      sessions.set(session.contextId, { session, bytes });
+      total += bytes;
+      metrics?.storeEntries.inc(label);
+      metrics?.storeBytes.inc(label, bytes);
+      const at = now();
+      for (const [contextId, entry] of sessions) {
+        if (entry.session.expiresAt <= at && entry.session !== session) remove(contextId, entry.bytes, 'ttl');
+        else if (sessions.size > max) remove(contextId, entry.bytes, 'entries_cap');
+        else if (total > maxBytes) remove(contextId, entry.bytes, 'bytes_cap');
+        else break;
       }
       return Promise.resolve();
     },
     delete(contextId) {
-      sessions.delete(contextId);
+      const found = sessions.get(contextId);
+      if (found !== undefined) remove(contextId, found.bytes);
       return Promise.resolve();
     },
     size: () => Promise.resolve(sessions.size),
@@ -97,10 +174,12 @@ export function createMemorySessionStore(options: SessionStoreOptions = {}): Ses
 /**
  * Sessions as small JSON files, one per conversation (named by a hash of the contextId, so any id is a safe file
  * name); written atomically (temp file + rename); read back through the schema, so a damaged file is ignored,
- * never trusted. Expired files are removed when read and by `sweep`; past `maxSessions` the oldest are removed.
+ * never trusted. Expired files are removed when read and by `sweep`; past `maxSessions` the oldest are removed; a
+ * session over `maxSessionBytes` is refused with `payload_too_large` (the previous one kept).
  */
 export async function createFileSessionStore(directory: string, options: SessionStoreOptions = {}): Promise<SessionStore & { sweep(): Promise<number> }> {
   const max = options.maxSessions ?? SESSION_DEFAULTS.maxSessions;
+  const maxSessionBytes = options.maxSessionBytes ?? SESSION_DEFAULTS.maxSessionBytes;
   const now = options.now ?? Date.now;
   await mkdir(directory, { recursive: true });
   const fileOf = (contextId: string) => join(directory, `s_${createHash('sha256').update(contextId).digest('hex').slice(0, 32)}.json`);
@@ -146,9 +225,12 @@ export async function createFileSessionStore(directory: string, options: Session
     },
     async put(session) {
       const valid = ProgressiveSessionSchema.parse(session);
+      const json = JSON.stringify(valid);
+      const bytes = Buffer.byteLength(json, 'utf8');
+      if (bytes > maxSessionBytes) throw sessionTooLarge(bytes, maxSessionBytes);
       const file = fileOf(valid.contextId);
       const temp = `${file}.${process.pid}.tmp`;
-      await writeFile(temp, JSON.stringify(valid));
+      await writeFile(temp, json);
       await rename(temp, file);
       // Keep the folder bounded without listing it on every write.
       puts += 1;
@@ -180,7 +262,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     client: options.client,
     prefix: `${options.keyPrefix}sessions:`,
     maxEntries: options.maxSessions ?? SESSION_DEFAULTS.maxSessions,
-    maxValueBytes: SESSION_DEFAULTS.maxSessionBytes,
+    maxValueBytes: options.maxSessionBytes ?? SESSION_DEFAULTS.maxSessionBytes,
     what: 'progressive session',
     now: options.now,
   });

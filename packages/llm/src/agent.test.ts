@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpServer } from '@modelcontextprotocol/server';
-import { CapabilityIndex } from '@flotilla/agent-kit';
+import { CapabilityIndex, REDIS_MEMORY_DEFAULTS } from '@flotilla/agent-kit';
 import { connectInProcess } from '@flotilla/bounded-tools';
 import { CONTEXT_DEFAULTS, type ContextBudget } from '@flotilla/context';
 import { createMetrics } from '@flotilla/metrics';
 import { startFakeOpenAi, defaultScript, type ChatScript, type RunningFakeLlm } from '@flotilla/simulators';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
-import { createChatModel, createLlmAgent, FIND_TOOLS, LOAD_TOOLS, type LlmAgentOptions } from './index.js';
+import { fitMemory, MODEL_HISTORY_LIMITS } from './agent.js';
+import { createChatModel, createLlmAgent, FIND_TOOLS, LOAD_TOOLS, type LlmAgentOptions, type LlmMemory } from './index.js';
 
 const KEY = 'sk-test-llm-agent';
 let counter: TokenCounter;
@@ -186,6 +187,74 @@ describe('LLM agent (fake OpenAI server, real ChatOpenAI client, tools over MCP)
   it('refuses to start without an API key for a hosted provider, naming the setting', () => {
     expect(() => createChatModel({ llmProvider: 'anthropic', llmModel: undefined, llmBaseUrl: undefined, llmApiKey: undefined }, { maxOutputTokens: 100 })).toThrow(/--llm-api-key/);
     expect(createChatModel({ llmProvider: 'none', llmModel: undefined, llmBaseUrl: undefined, llmApiKey: undefined }, { maxOutputTokens: 100 })).toBeUndefined();
+  });
+});
+
+describe('LLM agent history: bounded in bytes per conversation and in all', () => {
+  /** A question of about 2 KB that names its turn. */
+  const question = (n: number): string => `Q${n}: ${'alpha beta gamma delta '.repeat(90)}`;
+  const sizeOf = (contextId: string, memory: LlmMemory): number => Buffer.byteLength(JSON.stringify(memory), 'utf8') + Buffer.byteLength(contextId, 'utf8');
+
+  it('trims a history over its cap by whole turns, oldest first, never splitting a tool call from its result', () => {
+    const turn = (n: number): LlmMemory['messages'] => [
+      { role: 'user', text: question(n) },
+      { role: 'assistant', text: '', toolCalls: [{ id: `call-${n}`, name: 'get_widget', args: { name: `w${n}` } }] },
+      { role: 'tool', toolCallId: `call-${n}`, name: 'get_widget', text: 'x'.repeat(1_000) },
+      { role: 'assistant', text: `Answer ${n}.` },
+    ];
+    const memory: LlmMemory = { messages: [1, 2, 3, 4].flatMap(turn), loaded: [{ name: 'get_widget', at: 1 }] };
+    expect(fitMemory('ctx', memory, 1_000_000)).toEqual({ memory, dropped: 0 });
+    const cap = sizeOf('ctx', memory) - 100;
+    const fitted = fitMemory('ctx', memory, cap);
+    expect(fitted.dropped).toBe(4);
+    expect(fitted.memory?.messages).toEqual([2, 3, 4].flatMap(turn));
+    expect(fitted.memory?.loaded).toEqual(memory.loaded);
+    expect(sizeOf('ctx', fitted.memory ?? memory)).toBeLessThanOrEqual(cap);
+    // The newest turn alone over the cap: its question and answer stay, not its tool exchange.
+    const alone = fitMemory('ctx', memory, 3_000);
+    expect(alone.memory?.messages).toEqual([{ role: 'user', text: question(4) }, { role: 'assistant', text: 'Answer 4.' }]);
+    expect(sizeOf('ctx', alone.memory ?? memory)).toBeLessThanOrEqual(3_000);
+    // Not even that: nothing is kept.
+    expect(fitMemory('ctx', memory, 500)).toEqual({ memory: undefined, dropped: 16 });
+    // The contextId counts.
+    expect(fitMemory('x'.repeat(2_000), memory, 3_000).memory).toBeUndefined();
+    // Trimmed to this, a history is never refused by the Redis memory store either.
+    expect(MODEL_HISTORY_LIMITS.maxEntryBytes).toBeLessThan(REDIS_MEMORY_DEFAULTS.maxValueBytes);
+  });
+
+  it('keeps the in-memory store under its byte cap across many conversations, the newest turns of each, and reports it', async () => {
+    script = () => ({ text: 'Noted.' });
+    const metrics = createMetrics();
+    const a = agent({ storeMetrics: metrics, historyLimits: { maxEntryBytes: 5_000, maxBytes: 20_000 } });
+    // One conversation of four turns: the history keeps what fits, the newest turns.
+    for (let n = 1; n <= 3; n += 1) expect((await a.ask(question(n), 'c-long')).error).toBeUndefined();
+    const start = llm.requests.length;
+    await a.ask(question(4), 'c-long');
+    const sent = JSON.stringify(recordedSince(start)[0]?.body);
+    expect(sent).toContain('Q2:');
+    expect(sent).toContain('Q3:');
+    expect(sent).not.toContain('Q1:');
+    // Many conversations, each near half the per-conversation cap: the store keeps the newest under its byte cap.
+    for (let i = 0; i < 30; i += 1) await a.ask(question(i), `c-many-${i}`);
+    const value = async (name: 'storeBytes' | 'storeEntries' | 'storeEvictions', reason?: string): Promise<number | undefined> =>
+      (await metrics[name].get()).values.find((v) => {
+        const labels: Readonly<Record<string, unknown>> = v.labels;
+        return labels.store === 'model_history' && (reason === undefined || labels.reason === reason);
+      })?.value;
+    const bytes = (await value('storeBytes')) ?? 0;
+    const entries = (await value('storeEntries')) ?? 0;
+    expect(bytes).toBeGreaterThan(10_000);
+    expect(bytes).toBeLessThanOrEqual(20_000);
+    expect(entries).toBeGreaterThanOrEqual(4);
+    expect(entries).toBeLessThan(31);
+    expect(await value('storeEvictions', 'bytes_cap')).toBe(31 - entries);
+    // The least recently used went: the first of the many has no history any more, the last has its own.
+    let at = llm.requests.length;
+    await a.ask('and then?', 'c-many-0');
+    expect(JSON.stringify(recordedSince(at)[0]?.body)).not.toContain('Q0:');
+    at = llm.requests.length;
+    await a.ask('and then?', 'c-many-29');
+    expect(JSON.stringify(recordedSince(at)[0]?.body)).toContain('Q29:');
   });
 });
 

@@ -7,7 +7,7 @@ import { cachingCounter, type TokenCounter } from '@flotilla/tokens';
 import type { ChatModelHandle } from './chat.js';
 import { fromAiMessage, toBindable, toLangChain } from './convert.js';
 import { FIND_TOOLS, freshLoaded, LOAD_TOOLS, META_TOOLS, runMetaTool, type LoadedTool } from './discovery.js';
-import { boundedMemoryStore, type CapabilityIndex, type MemoryStore, type WorkflowError } from '@flotilla/agent-kit';
+import { boundedMemoryStore, type CapabilityIndex, type MemoryStore, type StoreMetrics, type WorkflowError } from '@flotilla/agent-kit';
 import { systemPrompt } from './prompts.js';
 import { LLM_LIMITS, type ToolDiscoveryMode } from './settings.js';
 
@@ -18,6 +18,50 @@ export interface LlmMemory {
 }
 
 export type LlmLimits = { readonly [K in keyof typeof LLM_LIMITS]: number };
+
+/**
+ * The model histories kept between turns (the `model_history` store, LLM_LIMITS.conversationsMax of them). A history
+ * is fitted to the context window before every request (128,000-200,000 tokens by default: ~0.5-0.8 MiB of text), so
+ * one conversation keeps at most `maxEntryBytes` (its JSON and contextId): past it the oldest turns go first, as
+ * the next request's fit would drop or summarise them anyway (half the Redis memory store's per-value cap, so it is
+ * never refused there either). In memory, all histories together keep at most `maxBytes`: 64 full histories, or
+ * the ~1,000 conversations of typical ones (tens of KiB), least recently used evicted first; beside the agent's
+ * other stores in a heap of ~384 MiB.
+ */
+export const MODEL_HISTORY_LIMITS = {
+  maxBytes: 64 * 1024 * 1024,
+  maxEntryBytes: 1024 * 1024,
+} as const;
+
+/**
+ * A conversation's memory within `maxBytes` (its JSON and contextId, UTF-8; each message sized once): the oldest
+ * turns go first, whole (a turn starts at a user message, so a tool call never loses its result); when the newest
+ * turn alone is over, only its question and answer stay; nothing (undefined) when even they do not fit.
+ * `dropped` is how many messages went.
+ */
+export function fitMemory(contextId: string, memory: LlmMemory, maxBytes: number): { readonly memory: LlmMemory | undefined; readonly dropped: number } {
+  const bytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
+  // {"messages":[…],"loaded":…} around the parts, and the key; a comma per message (one too many) keeps it an upper bound.
+  const fixed = 32 + Buffer.byteLength(contextId, 'utf8') + bytes(memory.loaded);
+  const { messages } = memory;
+  const sizes = messages.map((m) => bytes(m) + 1);
+  let total = fixed + sizes.reduce((a, b) => a + b, 0);
+  let start = 0;
+  for (let i = 1; i < messages.length && total > maxBytes; i += 1) {
+    if (messages[i]?.role !== 'user') continue;
+    for (let j = start; j < i; j += 1) total -= sizes[j] ?? 0;
+    start = i;
+  }
+  if (total <= maxBytes) return { memory: start === 0 ? memory : { ...memory, messages: messages.slice(start) }, dropped: start };
+  const question = messages[start];
+  const answer = messages[messages.length - 1];
+  const short: Message[] = [
+    ...(question?.role === 'user' ? [question] : []),
+    ...(answer?.role === 'assistant' && answer !== question ? [{ role: 'assistant' as const, text: answer.text }] : []),
+  ];
+  if (fixed + short.reduce((sum, m) => sum + bytes(m) + 1, 0) <= maxBytes) return { memory: { ...memory, messages: short }, dropped: messages.length - short.length };
+  return { memory: undefined, dropped: messages.length };
+}
 
 /** How the tools were bound in a question: the index and loaded tools, the full catalog, or the index first then the catalog. */
 export type DiscoveryOutcome = 'index' | 'full' | 'fallback';
@@ -36,8 +80,12 @@ export interface LlmAgentOptions {
   readonly budget: ContextBudget;
   readonly counter: TokenCounter;
   readonly metrics?: ContextMetrics | undefined;
-  /** Conversations kept between turns; bounded in memory by default. */
+  /** Conversations kept between turns; bounded in memory (entries and bytes) by default. */
   readonly memoryStore?: MemoryStore<LlmMemory> | undefined;
+  /** Entries, bytes and evictions of the default in-memory store (store="model_history"). */
+  readonly storeMetrics?: StoreMetrics | undefined;
+  /** Bytes of one conversation's history (trimmed past it, whatever the store) and of the in-memory store's. */
+  readonly historyLimits?: Partial<{ readonly [K in keyof typeof MODEL_HISTORY_LIMITS]: number }> | undefined;
   readonly logger?: Logger | undefined;
   readonly limits?: Partial<LlmLimits> | undefined;
   /** Clock for loaded-tool expiry. */
@@ -88,7 +136,17 @@ export function createLlmAgent(options: LlmAgentOptions) {
   const limits: LlmLimits = { ...LLM_LIMITS, ...options.limits };
   const logger = options.logger ?? silentLogger();
   const now = options.now ?? Date.now;
-  const store = options.memoryStore ?? boundedMemoryStore<LlmMemory>(limits.conversationsMax);
+  const history = { ...MODEL_HISTORY_LIMITS, ...options.historyLimits };
+  const store =
+    options.memoryStore ??
+    boundedMemoryStore<LlmMemory>({
+      store: 'model_history',
+      what: 'model history',
+      maxEntries: limits.conversationsMax,
+      maxBytes: history.maxBytes,
+      maxEntryBytes: history.maxEntryBytes,
+      metrics: options.storeMetrics,
+    });
   // Histories are re-sent on every model call: count each message's text once, not once per call.
   const counter = cachingCounter(options.counter);
   const { index } = options;
@@ -315,7 +373,10 @@ export function createLlmAgent(options: LlmAgentOptions) {
       }
       // A failed turn keeps the question (so "try again" has context) but not a half-made exchange.
       const kept = state.error === undefined ? state.messages : [...(memory?.messages ?? []), { role: 'user' as const, text }, { role: 'assistant' as const, text: answer }];
-      await store.save(contextId, { messages: kept, loaded: state.loaded });
+      // A history over its cap keeps its newest turns, so no store has to refuse it.
+      const fitted = fitMemory(contextId, { messages: kept, loaded: state.loaded }, history.maxEntryBytes);
+      if (fitted.dropped > 0) logger.info({ agent: options.agent, dropped: fitted.dropped, kept: fitted.memory?.messages.length ?? 0 }, 'conversation history over its byte cap: the oldest messages dropped');
+      await store.save(contextId, fitted.memory);
       const discovery: DiscoveryOutcome = options.discovery === 'full' ? 'full' : state.fullCatalog ? 'fallback' : 'index';
       return { answer, options: [], modelCalls: state.modelCalls, toolCalls: state.toolCalls, discovery, maxRequestTokens: state.maxRequestTokens, error: state.error };
     },

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { Logger } from '@flotilla/core';
-import type { AnswerTurn, CapabilityIndex, MemoryStore } from '@flotilla/agent-kit';
+import { abortedOutcome, type AnswerTurn, type CapabilityIndex, type MemoryStore } from '@flotilla/agent-kit';
 import type { FlotillaMetrics, TurnOutcome } from '@flotilla/metrics';
 import type { TokenCounter } from '@flotilla/tokens';
 import { createLlmAgent, type LlmMemory, type LlmTurn } from './agent.js';
@@ -45,12 +45,21 @@ export function llmAnswerTurn(options: LlmAnswerOptions): AnswerTurn | undefined
     logger: options.logger.child({ component: 'llm' }),
     budgetFactor: options.budgetFactor,
     memoryStore: options.memoryStore,
+    storeMetrics: metrics,
   });
   options.logger.info({ provider: chat.provider, model: chat.model, maxContextTokens: budget.maxContextTokens, discovery: settings.toolDiscovery }, 'LLM mode');
-  return async (question, contextId) => {
+  return async (question, contextId, _progress, signal) => {
     const started = performance.now();
-    const turn: LlmTurn = await llm.ask(question, contextId);
-    const outcome: TurnOutcome = turn.error !== undefined ? 'failed' : 'answered';
+    let turn: LlmTurn;
+    try {
+      turn = await llm.ask(question, contextId, signal);
+    } catch (error) {
+      // Aborted (deadline, shutdown): counted here, once; the executor answers it.
+      const aborted = abortedOutcome(signal);
+      if (aborted !== undefined) metrics.agentTurns.inc({ agent, skill: 'none', path: 'llm', outcome: aborted });
+      throw error;
+    }
+    const outcome: TurnOutcome = abortedOutcome(signal) ?? (turn.error !== undefined ? 'failed' : 'answered');
     const answerTokens = counter.count(turn.answer);
     metrics.agentTurns.inc({ agent, skill: 'none', path: 'llm', outcome });
     metrics.agentTurnDuration.observe({ agent, skill: 'none', path: 'llm' }, (performance.now() - started) / 1000);

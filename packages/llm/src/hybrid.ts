@@ -44,7 +44,7 @@ export interface HybridOptions<I extends string> {
   readonly agent: string;
   readonly classify: (question: string) => Classification<I>;
   /** The rules workflow's answer, with its turn (to see whether it really answered). */
-  readonly fast: (question: string, contextId: string, progress: (note: string) => void) => Promise<{ readonly reply: Awaited<ReturnType<AnswerTurn>>; readonly failed: boolean }>;
+  readonly fast: (question: string, contextId: string, progress: (note: string) => void, signal?: AbortSignal) => Promise<{ readonly reply: Awaited<ReturnType<AnswerTurn>>; readonly failed: boolean }>;
   /** The model's answer (the discovery path). */
   readonly discovery: AnswerTurn;
   readonly metrics: Pick<FlotillaMetrics, 'hybridRoutes'>;
@@ -57,19 +57,21 @@ export interface HybridOptions<I extends string> {
  */
 export function hybridAnswerTurn<I extends string>(options: HybridOptions<I>): AnswerTurn {
   const count = (route: HybridRoute): void => options.metrics.hybridRoutes.inc({ agent: options.agent, route });
-  return async (question, contextId, progress) => {
+  return async (question, contextId, progress, signal) => {
     if (isFastPath(options.classify(question))) {
-      const fast = await options.fast(question, contextId, progress);
+      const fast = await options.fast(question, contextId, progress, signal);
       if (!fast.failed) {
         count('fast');
         return { ...fast.reply, metadata: { ...fast.reply.metadata, route: 'fast' } };
       }
+      // A fast path cut short by the turn's deadline is not retried by the model: the turn is over.
+      signal?.throwIfAborted();
       count('fallback');
-      const reply = await options.discovery(question, contextId, progress);
+      const reply = await options.discovery(question, contextId, progress, signal);
       return { ...reply, metadata: { ...reply.metadata, route: 'fallback' } };
     }
     count('discovery');
-    const reply = await options.discovery(question, contextId, progress);
+    const reply = await options.discovery(question, contextId, progress, signal);
     return { ...reply, metadata: { ...reply.metadata, route: 'discovery' } };
   };
 }
@@ -83,7 +85,7 @@ export function modeAnswerTurn<I extends string>(
   options: Omit<HybridOptions<I>, 'discovery'> & { readonly discovery: AnswerTurn | undefined },
 ): AnswerTurn {
   const { discovery } = options;
-  if (discovery === undefined || mode === 'rules') return async (question, contextId, progress) => (await options.fast(question, contextId, progress)).reply;
+  if (discovery === undefined || mode === 'rules') return async (question, contextId, progress, signal) => (await options.fast(question, contextId, progress, signal)).reply;
   if (mode === 'llm') return discovery;
   return hybridAnswerTurn({ ...options, discovery });
 }

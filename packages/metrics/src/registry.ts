@@ -204,7 +204,7 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
     }),
     a2aRejected: new Counter({
       name: METRIC.a2aRejected,
-      help: 'A2A requests refused before any work, by reason (unauthorized, busy).',
+      help: 'A2A requests refused before any work, by reason (unauthorized, busy, conversation_busy, invalid_request).',
       labelNames: [LABEL.agent, LABEL.reason],
       registers,
     }),

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { FlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics, UpstreamOutcome, UpstreamSystem } from '@flotilla/metrics';
-import { JsonItemsSplitter } from './json-items.js';
+import { DEFAULT_MAX_VALUE_BYTES, JsonBodyError, JsonItemsSplitter, JsonValueTooLarge } from './json-items.js';
 import { parseRetryAfter, type TokenBucket } from './rate-limit.js';
 import { CIRCUIT_DEFAULTS, CIRCUIT_STATES, CircuitBreaker, type CircuitOptions } from './circuit.js';
 
@@ -21,6 +21,11 @@ export interface UpstreamLimits {
   readonly maxConcurrent: number;
   /** Items a streamed list may hold. */
   readonly maxItems: number;
+  /**
+   * Largest single value of a list body, in bytes: one item, or one other top-level member. A larger one is
+   * refused as soon as it passes the cap, never held, with an `upstream_too_large` error naming its path.
+   */
+  readonly maxValueBytes: number;
   /** Extra attempts after a 429 (each waits for the upstream's Retry-After, or the backoff when it sends none). */
   readonly rateLimitRetries: number;
   /** Longest Retry-After honoured by waiting; a longer one fails at once, saying when to try again. */
@@ -28,14 +33,16 @@ export interface UpstreamLimits {
 }
 
 export const UPSTREAM_DEFAULTS: UpstreamLimits = {
-  // Lists are parsed item by item, so this bounds transfer and time rather than memory (10,000 applications
-  // projected are ~33 MiB, their Helm values included: Argo CD projects `spec` as one unit).
+  // Lists are parsed item by item (each at most maxValueBytes), so this bounds transfer and time rather than
+  // memory (10,000 applications projected are ~33 MiB, their Helm values included: Argo CD projects `spec` whole).
   maxBodyBytes: 128 * 1024 * 1024,
   timeoutMs: 15_000,
   retries: 2,
   backoffMs: 200,
   maxConcurrent: 4,
   maxItems: 200_000,
+  // What a list parse holds at once: one item. Argo CD items carry their Helm values (tens of KiB when large).
+  maxValueBytes: DEFAULT_MAX_VALUE_BYTES,
   rateLimitRetries: 4,
   retryAfterMaxMs: 10_000,
 };
@@ -122,6 +129,19 @@ export interface UpstreamListRequest<S extends z.ZodType> extends Omit<UpstreamR
   readonly itemSchema: S;
 }
 
+/** One page of a paged list (NetBox's `{count, next, previous, results: [...]}`): its items and its small members. */
+export interface UpstreamPageRequest<S extends z.ZodType, M extends z.ZodObject> extends UpstreamListRequest<S> {
+  /** The top-level member holding the items (`results`); it must be there (`null` reads as no items). */
+  readonly listKey: string;
+  /** The top-level scalars read beside the list, by the names of this schema's keys, and validated by it. */
+  readonly scalarsSchema: M;
+}
+
+export interface UpstreamPage<T, M> {
+  readonly items: T[];
+  readonly scalars: M;
+}
+
 /**
  * A JSON-over-HTTP client for one upstream system that can never buffer an unbounded body, wait forever, retry
  * without end or open unbounded concurrent requests. Objects are validated whole; lists are parsed and validated
@@ -155,10 +175,26 @@ export class UpstreamHttp {
 
   /** GET one JSON document, validated with `schema`. */
   getJson<S extends z.ZodType>(request: UpstreamRequest<S>): Promise<z.output<S>> {
+    const cap = this.options.limits.maxValueBytes;
     return this.shared(request, () => {
       const chunks: Buffer[] = [];
+      let size = 0;
+      // One object is one value: held whole to be parsed, so it is capped like one list item. The splitter (no list
+      // to read) names the field when one member alone passes the cap; otherwise the document as a whole is named.
+      // A document that is not an object (NetBox's available-ips is an array) is left to JSON.parse and the zod schema.
+      let sizer: JsonItemsSplitter | undefined = new JsonItemsSplitter({ listKey: SINGLE_OBJECT_LIST_KEY, maxValueBytes: cap });
       return {
-        push: (chunk) => void chunks.push(chunk),
+        push: (chunk) => {
+          try {
+            sizer?.push(chunk);
+          } catch (error) {
+            if (!(error instanceof JsonBodyError)) throw error;
+            sizer = undefined;
+          }
+          size += chunk.length;
+          if (size > cap) throw new JsonValueTooLarge('the whole response', cap);
+          chunks.push(chunk);
+        },
         finish: () => {
           const json: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
           chunks.length = 0;
@@ -170,24 +206,48 @@ export class UpstreamHttp {
     });
   }
 
-  /** GET a list document (`{items: [...]}`), parsed item by item; each item validated with `itemSchema`. */
-  getList<S extends z.ZodType>(request: UpstreamListRequest<S>): Promise<z.output<S>[]> {
-    const maxItems = this.options.limits.maxItems;
+  /**
+   * GET a list document (`{items: [...]}`), parsed item by item; each item validated with `itemSchema`. Other
+   * top-level members are skipped unread; no item nor member may pass `maxValueBytes`.
+   */
+  async getList<S extends z.ZodType>(request: UpstreamListRequest<S>): Promise<z.output<S>[]> {
+    return (await this.readList(request, 'items', undefined)).items;
+  }
+
+  /**
+   * GET one page of a paged list (`{count, next, results: [...]}`): the items under `listKey` parsed and validated
+   * one at a time like getList, the top-level scalars named by `scalarsSchema` captured (each at most
+   * JSON_SCALAR_CAP_BYTES) and validated with it.
+   */
+  getPage<S extends z.ZodType, M extends z.ZodObject>(request: UpstreamPageRequest<S, M>): Promise<UpstreamPage<z.output<S>, z.output<M>>> {
+    return this.readList(request, request.listKey, request.scalarsSchema);
+  }
+
+  private readList<S extends z.ZodType, M extends z.ZodObject>(request: UpstreamListRequest<S>, listKey: string, scalarsSchema: M | undefined): Promise<UpstreamPage<z.output<S>, z.output<M>>> {
+    const { limits, logger } = this.options;
     return this.shared(request, () => {
-      const splitter = new JsonItemsSplitter();
+      const splitter = new JsonItemsSplitter({ listKey, capture: scalarsSchema === undefined ? [] : Object.keys(scalarsSchema.shape), maxValueBytes: limits.maxValueBytes });
       const items: z.output<S>[] = [];
       return {
         push: (chunk) => {
           for (const text of splitter.push(chunk)) {
-            if (items.length >= maxItems) throw new TooManyItems(maxItems);
+            if (items.length >= limits.maxItems) throw new TooManyItems(limits.maxItems);
             const parsed = request.itemSchema.safeParse(JSON.parse(text));
-            if (!parsed.success) throw new ShapeError(parsed.error);
+            if (!parsed.success) throw new ShapeError(parsed.error, `${listKey}[${items.length}]`);
             items.push(parsed.data);
           }
         },
         finish: () => {
-          if (!splitter.complete) throw new SyntaxError('the list body ended before its end');
-          return items;
+          if (!splitter.complete) throw new JsonBodyError('the body ended before the JSON document did');
+          let scalars = {} as z.output<M>;
+          if (scalarsSchema !== undefined) {
+            if (!splitter.sawList) throw new ShapeError(undefined, listKey, `no "${listKey}" list`);
+            const parsed = scalarsSchema.safeParse(splitter.scalars);
+            if (!parsed.success) throw new ShapeError(parsed.error);
+            scalars = parsed.data;
+          }
+          logger.debug({ operation: request.operation, items: items.length, peakHeldBytes: splitter.peakHeldBytes }, 'list read item by item');
+          return { items, scalars };
         },
       };
     });
@@ -305,7 +365,10 @@ export class UpstreamHttp {
         cause,
       }));
     const garbled = (cause: unknown): Attempt =>
-      fail('bad_response', true, new FlotillaError('upstream_bad_response', `${displayName} sent a body that is not valid JSON (${bytes} bytes; cut off?)`, {
+      // Only the list reader's own reasons are quoted: JSON.parse's quote the body.
+      fail('bad_response', true, new FlotillaError('upstream_bad_response', cause instanceof JsonBodyError
+        ? `${displayName} sent a body that is not a list document: ${cause.message} (${bytes} bytes)`
+        : `${displayName} sent a body that is not valid JSON (${bytes} bytes; cut off?)`, {
         remedy: 'Try again; if it keeps happening, check the proxy between Flotilla and the upstream.',
         cause,
       }));
@@ -362,10 +425,20 @@ export class UpstreamHttp {
     } catch (error) {
       if (error instanceof Attempt) throw error;
       if (error instanceof ShapeError) {
-        const issue = error.zod.issues[0];
-        throw fail('bad_response', false, new FlotillaError('upstream_bad_response', `${displayName} answered ${request.operation} with an unexpected shape: ${issue?.message ?? 'invalid'} at ${issue?.path.join('.') ?? ''}`, {
+        throw fail('bad_response', false, new FlotillaError('upstream_bad_response', `${displayName} answered ${request.operation} with an unexpected shape: ${error.message}`, {
           remedy: `Check that the ${displayName} version is supported.`,
           cause: error.zod,
+        }));
+      }
+      if (error instanceof JsonValueTooLarge) {
+        await response.body?.cancel().catch(() => undefined);
+        const setting = error.limit === limits.maxValueBytes;
+        const cap = error.limit % 1024 === 0 ? `${error.limit / 1024} KiB` : `${error.limit}-byte`;
+        throw fail('too_large', false, new FlotillaError('upstream_too_large', `${displayName} answered ${request.operation} with a value over the ${cap} cap of one value at ${error.path}; the answer was abandoned there and none of it is used`, {
+          remedy: setting
+            ? 'Narrow the request so that object is left out (a filter, a name); if values this large are legitimate, the operator can raise --upstream-max-value-kib.'
+            : `${displayName} sent something unexpected there; check the proxy or the ${displayName} version.`,
+          details: { path: error.path, max_bytes: error.limit },
         }));
       }
       if (error instanceof TooManyItems) {
@@ -440,9 +513,19 @@ function cancelled(signal: AbortSignal): FlotillaError {
   return new FlotillaError('upstream_unavailable', 'the request was cancelled', { remedy: 'Ask again if you still need the answer.', cause: signal.reason });
 }
 
+/** A body of the wrong shape; the message says what and where (`results[12].name`). */
+/** A list key no object has: reading one object, the splitter only measures its members. */
+const SINGLE_OBJECT_LIST_KEY = '\u0000';
+
 class ShapeError extends Error {
-  constructor(readonly zod: z.ZodError) {
-    super('unexpected shape');
+  constructor(
+    readonly zod: z.ZodError | undefined,
+    at = '',
+    problem?: string,
+  ) {
+    const issue = zod?.issues[0];
+    const where = [at, ...(issue?.path.map(String) ?? [])].filter((part) => part !== '').join('.');
+    super(`${problem ?? issue?.message ?? 'invalid'} at ${where}`);
   }
 }
 

@@ -5,7 +5,18 @@ export {
   type UpstreamHttpOptions,
   type UpstreamRequest,
   type UpstreamListRequest,
+  type UpstreamPageRequest,
+  type UpstreamPage,
 } from './http.js';
-export { JsonItemsSplitter } from './json-items.js';
+export {
+  JsonItemsSplitter,
+  JsonValueTooLarge,
+  JsonBodyError,
+  DEFAULT_MAX_VALUE_BYTES,
+  JSON_KEY_CAP_BYTES,
+  JSON_SCALAR_CAP_BYTES,
+  JSON_MAX_DEPTH,
+  type JsonItemsOptions,
+} from './json-items.js';
 export { TokenBucket, RATE_LIMIT_DEFAULTS, parseRetryAfter, type RateLimitSettings, type RateLimiterOptions } from './rate-limit.js';
 export { CircuitBreaker, CIRCUIT_DEFAULTS, CIRCUIT_STATES, type CircuitOptions, type CircuitState } from './circuit.js';

@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { A2A_SERVER_SETTINGS, CapabilityIndex, connectTools, MCP_CLIENT_SETTINGS, meteredAnswerCache, redisAnswerCache, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type ToolsConnection } from '@flotilla/agent-kit';
+import { A2A_SERVER_SETTINGS, abortedOutcome, boundedMemoryStore, CapabilityIndex, connectTools, MCP_CLIENT_SETTINGS, meteredAnswerCache, redisAnswerCache, redisConversationLock, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type ToolsConnection } from '@flotilla/agent-kit';
 import { createFileResultStore, createRedisResultStore, type ResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
@@ -165,15 +165,23 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
     counter,
     capabilities,
     budgetFactor: gate.budgetFactor,
-    memoryStore: redis === undefined ? undefined : redisMemoryStore<ArgoMemory>({ client: redis, keyPrefix: `${keyPrefix}memory:` }),
+    memoryStore: redis === undefined ? boundedMemoryStore<ArgoMemory>({ metrics }) : redisMemoryStore<ArgoMemory>({ client: redis, keyPrefix: `${keyPrefix}memory:` }),
     answerCache: meteredAnswerCache(metrics, { store: redis === undefined ? undefined : redisAnswerCache({ client: redis, keyPrefix: `${keyPrefix}answers:` }), logger }),
   });
   /** The rules workflow's answer (the fast path in hybrid mode), and whether it really answered. */
-  const rulesTurn = async (question: string, contextId: string) => {
+  const rulesTurn = async (question: string, contextId: string, _progress: (note: string) => void, signal?: AbortSignal) => {
     const started = performance.now();
-    const turn = await agent.ask(question, contextId);
+    let turn: Awaited<ReturnType<typeof agent.ask>>;
+    try {
+      turn = await agent.ask(question, contextId, signal);
+    } catch (error) {
+      // Aborted (deadline, shutdown): counted here, once; the executor answers it.
+      const aborted = abortedOutcome(signal);
+      if (aborted !== undefined) metrics.agentTurns.inc({ agent: 'argocd', skill: 'none', path: 'none', outcome: aborted });
+      throw error;
+    }
     const path: WorkflowPath = turn.strategy ?? 'none';
-    const outcome: TurnOutcome = turn.error !== undefined ? 'failed' : 'answered';
+    const outcome: TurnOutcome = abortedOutcome(signal) ?? (turn.error !== undefined ? 'failed' : 'answered');
     const skill = turn.intent === undefined ? 'none' : SKILL_OF_INTENT[turn.intent];
     metrics.agentTurns.inc({ agent: 'argocd', skill, path, outcome });
     metrics.agentTurnDuration.observe({ agent: 'argocd', skill, path }, (performance.now() - started) / 1000);
@@ -194,6 +202,10 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
     auth: gate.auth,
     guard: gate.guard,
     onReject: gate.onReject,
+    onQueueDepth: gate.onQueueDepth,
+    turnTimeoutMs: config.turnTimeoutMs,
+    // With replicas, a conversation's turns are ordered across them (a lease in Redis), not only within this one.
+    conversationLock: redis === undefined ? undefined : redisConversationLock({ client: redis, keyPrefix: `${keyPrefix}turn-lock:`, logger: logger.child({ component: 'conversation-lock' }) }),
     answer,
   });
   return {

@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FlotillaError, silentLogger } from '@flotilla/core';
+import { FlotillaError, parseSettings, silentLogger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
 import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
 import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamLimits } from '@flotilla/upstream';
+import { ARGOCD_MCP_SETTINGS } from '../config.js';
 import { ArgoCdClient } from './argocd-client.js';
 
 const TOKEN = 'sim-token-0123456789';
@@ -82,6 +83,20 @@ describe('upstream HTTP client', () => {
     expect(rejected.message).toContain('invalid selector');
     const unreachable = http('http://127.0.0.1:9', { retries: 0 }).http;
     expect((await failure(unreachable.getJson({ operation: 'x', path: '/', schema: Anything }))).code).toBe('upstream_unavailable');
+  });
+
+  it('reads every seeded application unprojected, each far under the value cap', async () => {
+    const { http: client } = http(sim.url, { maxBodyBytes: UPSTREAM_DEFAULTS.maxBodyBytes, maxValueBytes: UPSTREAM_DEFAULTS.maxValueBytes });
+    const apps = await client.getList({ operation: 'list_applications', path: '/api/v1/applications', itemSchema: z.unknown() });
+    expect(apps).toHaveLength(300);
+    // Status, history and Helm values (twice when a last-applied annotation repeats them) included: tens of KiB.
+    expect(Math.max(...apps.map((app) => Buffer.byteLength(JSON.stringify(app))))).toBeLessThan(UPSTREAM_DEFAULTS.maxValueBytes / 10);
+  });
+
+  it('takes the value cap from --upstream-max-value-kib / FLOTILLA_UPSTREAM_MAX_VALUE_KIB', () => {
+    expect(parseSettings(ARGOCD_MCP_SETTINGS, { 'argocd-url': sim.url, 'argocd-token': TOKEN }, {}, 'test').upstreamMaxValueKiB * 1024).toBe(UPSTREAM_DEFAULTS.maxValueBytes);
+    expect(parseSettings(ARGOCD_MCP_SETTINGS, { 'argocd-url': sim.url, 'argocd-token': TOKEN }, { FLOTILLA_UPSTREAM_MAX_VALUE_KIB: '64' }, 'test').upstreamMaxValueKiB).toBe(64);
+    expect(() => parseSettings(ARGOCD_MCP_SETTINGS, { 'argocd-url': sim.url, 'argocd-token': TOKEN, 'upstream-max-value-kib': '0' }, {}, 'test')).toThrow(/upstream-max-value-kib/);
   });
 
   it('asks Argo CD for a projection and gets every application back', async () => {

@@ -4,11 +4,13 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import {
   A2A_SERVER_SETTINGS,
+  abortedOutcome,
   CapabilityIndex,
   connectTools,
   MCP_CLIENT_SETTINGS,
   meteredAnswerCache,
   redisAnswerCache,
+  redisConversationLock,
   redisMemoryStore,
   startA2AGate,
   startA2AServer,
@@ -112,10 +114,13 @@ export interface RunningNetBoxAgent {
   close(): Promise<void>;
 }
 
-/** Metrics of one turn: path, outcome, limitations detected and how they were handled. */
-export function recordTurn(metrics: FlotillaMetrics, turn: TurnResult<NetBoxIntent>, seconds: number, answerTokens: number): void {
+/**
+ * Metrics of one turn: path, outcome, limitations detected and how they were handled. `signal` is the turn's: one
+ * the executor aborted counts as `timed_out` (deadline) or `failed` (shutdown), whatever the turn made of it.
+ */
+export function recordTurn(metrics: FlotillaMetrics, turn: TurnResult<NetBoxIntent>, seconds: number, answerTokens: number, signal?: AbortSignal): void {
   const path: WorkflowPath = turn.strategy ?? 'none';
-  const outcome: TurnOutcome = turn.error !== undefined ? 'failed' : 'answered';
+  const outcome: TurnOutcome = abortedOutcome(signal) ?? (turn.error !== undefined ? 'failed' : 'answered');
   const skill = turn.intent === undefined ? 'none' : SKILL_OF_NETBOX_INTENT[turn.intent];
   metrics.agentTurns.inc({ agent: 'netbox', skill, path, outcome });
   metrics.agentTurnDuration.observe({ agent: 'netbox', skill, path }, seconds);
@@ -197,7 +202,7 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
     redis !== undefined
       ? createRedisSessionStore({ client: redis, keyPrefix })
       : config.stateDir === undefined
-        ? createMemorySessionStore()
+        ? createMemorySessionStore({ metrics })
         : await createFileSessionStore(resolve(config.stateDir));
   let capabilities: CapabilityIndex;
   let llm: ReturnType<typeof llmAnswerTurn>;
@@ -222,11 +227,19 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
   }
   const agent = createNetBoxAgent({ mcp: tools.client, counter, capabilities, sessions, rate, budgetFactor: gate.budgetFactor, answerCache: meteredAnswerCache(metrics, { store: redis === undefined ? undefined : redisAnswerCache({ client: redis, keyPrefix: `${keyPrefix}answers:` }), logger }) });
   /** The rules workflow's answer (the fast path in hybrid mode), and whether it really answered. */
-  const rulesTurn = async (question: string, contextId: string) => {
+  const rulesTurn = async (question: string, contextId: string, _progress: (note: string) => void, signal?: AbortSignal) => {
     const started = performance.now();
-    const turn = await agent.ask(question, contextId);
+    let turn: TurnResult<NetBoxIntent>;
+    try {
+      turn = await agent.ask(question, contextId, signal);
+    } catch (error) {
+      // Aborted (deadline, shutdown): counted here, once; the executor answers it.
+      const aborted = abortedOutcome(signal);
+      if (aborted !== undefined) metrics.agentTurns.inc({ agent: 'netbox', skill: 'none', path: 'none', outcome: aborted });
+      throw error;
+    }
     const answerTokens = counter.count(turn.answer);
-    recordTurn(metrics, turn, (performance.now() - started) / 1000, answerTokens);
+    recordTurn(metrics, turn, (performance.now() - started) / 1000, answerTokens, signal);
     const metadata = {
       intent: turn.intent ?? 'none',
       confidence: turn.confidence,
@@ -252,6 +265,10 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
     auth: gate.auth,
     guard: gate.guard,
     onReject: gate.onReject,
+    onQueueDepth: gate.onQueueDepth,
+    turnTimeoutMs: config.turnTimeoutMs,
+    // With replicas, a conversation's turns are ordered across them (a lease in Redis), not only within this one.
+    conversationLock: redis === undefined ? undefined : redisConversationLock({ client: redis, keyPrefix: `${keyPrefix}turn-lock:`, logger: logger.child({ component: 'conversation-lock' }) }),
     answer,
   });
   return {

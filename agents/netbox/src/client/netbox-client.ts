@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { FlotillaError, isFlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { batches } from '@flotilla/limitations';
-import { TokenBucket, UpstreamHttp, type CircuitOptions, type RateLimitSettings, type UpstreamLimits } from '@flotilla/upstream';
-import { AvailableIp, Cable, Device, Interface, IpAddress, Module, pageOf, Prefix, Site, Vlan } from './schemas.js';
+import { DEFAULT_MAX_VALUE_BYTES, TokenBucket, UpstreamHttp, type CircuitOptions, type RateLimitSettings, type UpstreamLimits } from '@flotilla/upstream';
+import { AvailableIp, Cable, Device, Interface, IpAddress, Module, PageMeta, Prefix, Site, Vlan } from './schemas.js';
 
 /** The NetBox models Flotilla reads, their API paths, item schemas and the fields it asks for (never more). */
 export const NETBOX_MODELS = {
@@ -38,13 +38,15 @@ export const NETBOX_DEFAULTS = {
   maxPageSize: 1_000,
   walk: { maxCalls: 40, maxItems: 50_000, idsPerBatch: 100 } satisfies WalkLimits,
   upstream: {
-    // A page is at most maxPageSize items of the fields asked for: a few hundred KiB. The cap stops anything else.
+    // A page is at most maxPageSize items of the fields asked for: a few hundred KiB. The cap stops anything else;
+    // pages are read item by item, so memory holds one item (at most maxValueBytes), not the page.
     maxBodyBytes: 32 * 1024 * 1024,
     timeoutMs: 15_000,
     retries: 2,
     backoffMs: 200,
     maxConcurrent: 4,
     maxItems: 200_000,
+    maxValueBytes: DEFAULT_MAX_VALUE_BYTES,
     rateLimitRetries: 4,
     retryAfterMaxMs: 10_000,
   } satisfies UpstreamLimits,
@@ -113,20 +115,23 @@ export class NetBoxClient {
     });
   }
 
-  /** One page: `limit` items from `offset` (limit <= maxPageSize), and the total. One request. */
+  /**
+   * One page: `limit` items from `offset` (limit <= maxPageSize), and the total. One request, read item by item as
+   * it streams in (each item validated on its own, `count` captured beside them), never the whole page at once.
+   */
   async page<M extends NetBoxModel>(model: M, filters: Filters, page: { limit: number; offset: number }, signal?: AbortSignal): Promise<{ count: number; results: ItemOf<M>[] }> {
     const spec = NETBOX_MODELS[model];
     const params = query({ ...filters, limit: Math.min(page.limit, this.maxPageSize), offset: page.offset, fields: spec.fields.join(',') }, model);
-    const body = await this.http.getJson({ operation: `list_${model}`, path: `api/${spec.path}/`, query: params, schema: pageOf(spec.schema), signal });
-    return { count: body.count, results: body.results as ItemOf<M>[] };
+    const body = await this.http.getPage({ operation: `list_${model}`, path: `api/${spec.path}/`, query: params, listKey: 'results', itemSchema: spec.schema, scalarsSchema: PageMeta, signal });
+    return { count: body.scalars.count, results: body.items as ItemOf<M>[] };
   }
 
   /** How many objects match: `limit=1&brief=1`, the cheapest request NetBox answers with a count. */
   async count(model: NetBoxModel, filters: Filters, signal?: AbortSignal): Promise<number> {
     const spec = NETBOX_MODELS[model];
     const params = query({ ...filters, limit: 1, brief: 1 }, model);
-    const body = await this.http.getJson({ operation: `count_${model}`, path: `api/${spec.path}/`, query: params, schema: pageOf(NETBOX_MODELS[model].schema.partial().loose()), signal });
-    return body.count;
+    const body = await this.http.getPage({ operation: `count_${model}`, path: `api/${spec.path}/`, query: params, listKey: 'results', itemSchema: spec.schema.partial().loose(), scalarsSchema: PageMeta, signal });
+    return body.scalars.count;
   }
 
   async get<M extends NetBoxModel>(model: M, id: number, signal?: AbortSignal): Promise<ItemOf<M>> {

@@ -124,6 +124,5 @@ export type IpAddress = z.output<typeof IpAddress>;
 export const AvailableIp = z.looseObject({ address: z.string(), family: z.number().nullish() });
 export type AvailableIp = z.output<typeof AvailableIp>;
 
-/** A NetBox list page. */
-export const pageOf = <S extends z.ZodType>(item: S) =>
-  z.looseObject({ count: z.number().int().min(0), next: z.string().nullable(), previous: z.string().nullable(), results: z.array(item) });
+/** The members of a NetBox list page beside its `results` (read item by item): the total and the page links. */
+export const PageMeta = z.object({ count: z.number().int().min(0), next: z.string().nullable(), previous: z.string().nullable() });

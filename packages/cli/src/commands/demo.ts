@@ -108,13 +108,10 @@ export const demoCommand = defineCommand({
       logger,
     );
     const stopAll = async (): Promise<void> => {
-      await supervisor.close();
-      await nbAgent.close();
-      await nbMcp.close();
-      await nbSim.close();
-      await agent.close();
-      await mcp.close();
-      await sim.close();
+      // The A2A servers drain together (each up to TURN_LIMITS.drainMs), then what they called.
+      await Promise.all([supervisor.close(), nbAgent.close(), agent.close()]);
+      await Promise.all([nbMcp.close(), mcp.close()]);
+      await Promise.all([nbSim.close(), sim.close()]);
       await rm(dataDir, { recursive: true, force: true });
     };
     try {

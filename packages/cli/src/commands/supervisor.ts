@@ -66,9 +66,10 @@ export const upCommand = defineCommand({
     );
     logger.info({ url: supervisor.url, argocd: argocd.url, netbox: netbox.url }, 'Flotilla is up');
     return {
+      // Together, not one after the other: each drains its turns for up to TURN_LIMITS.drainMs, and the whole stop
+      // must fit the CLI's force-exit.
       async close() {
-        await supervisor.close();
-        await Promise.all([argocd.close(), netbox.close()]);
+        await Promise.all([supervisor.close(), argocd.close(), netbox.close()]);
       },
     };
   },

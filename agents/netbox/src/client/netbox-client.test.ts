@@ -1,0 +1,111 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger, FlotillaError, parseSettings, silentLogger, type Logger } from '@flotilla/core';
+import { createMetrics } from '@flotilla/metrics';
+import { NETBOX_UPSTREAM_SETTINGS } from '../config.js';
+import { netBoxClientFrom } from '../server.js';
+import { NETBOX_DEFAULTS, NetBoxClient } from './netbox-client.js';
+
+const MiB = 1024 * 1024;
+/** A page of this many tiny interfaces is about 30 MB: under the 32 MiB body cap, far over what one page should be. */
+const TINY_RESULTS = 150_000;
+
+function tinyInterface(id: number): string {
+  return JSON.stringify({ id, name: `eth${id}`, device: { id: 1, name: 'sw1' }, enabled: true, description: 'd'.repeat(105) });
+}
+
+async function stream(res: ServerResponse, parts: Iterable<string>): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  for (const part of parts) {
+    if (res.destroyed) return;
+    if (!res.write(part)) {
+      await new Promise<void>((drained) => {
+        const done = (): void => {
+          res.off('drain', done).off('close', done);
+          drained();
+        };
+        res.on('drain', done).on('close', done);
+      });
+    }
+  }
+  res.end();
+}
+
+function* hugePage(): Generator<string> {
+  yield `{"count":${TINY_RESULTS},"next":null,"previous":null,"results":[`;
+  for (let start = 0; start < TINY_RESULTS; start += 1_000) {
+    const ids = Array.from({ length: Math.min(1_000, TINY_RESULTS - start) }, (_, i) => start + i + 1);
+    yield `${start === 0 ? '' : ','}${ids.map(tinyInterface).join(',')}`;
+  }
+  yield ']}';
+}
+
+let server: Server;
+let baseUrl = '';
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/api/dcim/interfaces/') void stream(res, hugePage());
+    else if (path === '/api/dcim/devices/') {
+      const results = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `dev${i + 1}`, ...(i === 12 ? { comments: 'c'.repeat(2 * MiB) } : {}) }));
+      void stream(res, [JSON.stringify({ count: 20, next: null, previous: null, results })]);
+    } else res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not found."}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+function recordingLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: createLogger({ name: 'test', level: 'debug', destination }), lines };
+}
+
+describe('NetBoxClient pages, read item by item', () => {
+  it('parses a 30 MB page of tiny results one item at a time', async () => {
+    const { logger, lines } = recordingLogger();
+    const metrics = createMetrics();
+    const client = new NetBoxClient({ baseUrl, token: 't', rateLimit: false, circuit: false, metrics, logger });
+    const page = await client.page('interfaces', {}, { limit: 1_000, offset: 0 });
+    expect(page.count).toBe(TINY_RESULTS);
+    expect(page.results).toHaveLength(TINY_RESULTS);
+    expect(page.results[0]).toMatchObject({ id: 1, name: 'eth1', device: { name: 'sw1' } });
+    expect(page.results.at(-1)?.id).toBe(TINY_RESULTS);
+    const read = lines.find((line) => line.msg === 'list read item by item');
+    expect(read).toMatchObject({ operation: 'list_interfaces', items: TINY_RESULTS });
+    // Between chunks the splitter held a part of one item at most, never the page.
+    expect(read?.peakHeldBytes).toBeLessThanOrEqual(Buffer.byteLength(tinyInterface(TINY_RESULTS)));
+  });
+
+  it('refuses a page whose one field is over the value cap, naming it', async () => {
+    const metrics = createMetrics();
+    const client = new NetBoxClient({ baseUrl, token: 't', rateLimit: false, circuit: false, metrics, logger: silentLogger() });
+    const error = await client.page('devices', {}, { limit: 50, offset: 0 }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(FlotillaError);
+    expect(error).toMatchObject({ code: 'upstream_too_large', details: { path: 'results[12].comments', max_bytes: NETBOX_DEFAULTS.upstream.maxValueBytes } });
+    expect((error as FlotillaError).message).toContain('NetBox');
+    const outcomes = (await metrics.upstreamRequests.get()).values.map((v) => [v.labels.outcome, v.value]);
+    expect(outcomes).toEqual([['too_large', 1]]);
+  });
+
+  it('takes the value cap from --upstream-max-value-kib / FLOTILLA_UPSTREAM_MAX_VALUE_KIB', async () => {
+    const page = (flags: Record<string, string>, env: Record<string, string> = {}) =>
+      netBoxClientFrom(baseUrl, 't', parseSettings(NETBOX_UPSTREAM_SETTINGS, flags, env, 'test'), createMetrics(), silentLogger()).page('devices', {}, { limit: 50, offset: 0 });
+    expect(parseSettings(NETBOX_UPSTREAM_SETTINGS, {}, {}, 'test').upstreamMaxValueKiB * 1024).toBe(NETBOX_DEFAULTS.upstream.maxValueBytes);
+    expect(await page({ 'upstream-max-value-kib': '16' }).catch((caught: unknown) => caught)).toMatchObject({ code: 'upstream_too_large', details: { max_bytes: 16 * 1024 } });
+    expect((await page({}, { FLOTILLA_UPSTREAM_MAX_VALUE_KIB: '4096' })).results).toHaveLength(20);
+    expect(() => parseSettings(NETBOX_UPSTREAM_SETTINGS, { 'upstream-max-value-kib': '8' }, {}, 'test')).toThrow(/upstream-max-value-kib/);
+  });
+});
