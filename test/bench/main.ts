@@ -5,6 +5,7 @@ import { loadTokenCounter } from '@flotilla/tokens';
 import { benchA2A } from './a2a.js';
 import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
 import { benchHostile, formatHostile } from './hostile.js';
+import { benchTokens, ONE_LETTER_GOAL_MS } from './tokens.js';
 import { benchHybrid, formatHybridBench } from './hybrid.js';
 import { benchLlm, formatLlmBench } from './llm.js';
 import { benchNetBox } from './netbox.js';
@@ -180,10 +181,20 @@ async function main(): Promise<void> {
       process.exitCode = 2;
       return;
     }
+    process.stdout.write('hostile: token counting of pathological text (the old encoder on 16k letters only)...\n');
+    const tokens = await benchTokens();
+    process.stdout.write(
+      `\n${markdown(
+        ['text', 'characters', 'tokens', 'ms'],
+        tokens.rows.map((r) => [r.shape, r.chars.toLocaleString('en-US'), r.tokens.toLocaleString('en-US'), r.ms.toFixed(2)]),
+      )}`,
+    );
+    const oneLetter = tokens.rows.filter((r) => /one (repeated )?letter/i.test(r.shape) && r.chars >= 1_000_000 && !/old/i.test(r.shape));
+    process.stdout.write(`Goal: 1 MB of one letter counted in under ${ONE_LETTER_GOAL_MS} ms: ${oneLetter.length > 0 && oneLetter.every((r) => r.ms < ONE_LETTER_GOAL_MS) ? 'met' : 'missed'} (${oneLetter.map((r) => `${r.ms.toFixed(0)} ms`).join(', ')}).\n\n`);
     process.stdout.write(`hostile: inputs nobody here chose, each against a fresh agent with a ${heapMiB} MiB heap...\n`);
     const hostile = await benchHostile({ cli: cliPath, heapMiB, progress: (line) => process.stdout.write(line) });
     process.stdout.write(formatHostile(hostile, markdown));
-    await writeFile(`${values.out}/hostile.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...hostile }, null, 2)}\n`);
+    await writeFile(`${values.out}/hostile.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, tokens: tokens.rows, ...hostile }, null, 2)}\n`);
     process.stdout.write(`Wrote ${values.out}/hostile.json\n\n`);
   }
   if (suites.has('soak')) {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client, Tool } from '@modelcontextprotocol/client';
@@ -18,6 +19,14 @@ import { ArgoCdClient, ARGOCD_TOOLS, connectArgoCdToolsInProcess } from './index
  */
 const TOKEN = 'fuzz-token-0123456789';
 const estate = generateArgoEstate({ seed: 7, applications: 240, projects: 20, applicationSets: 15, clusters: 5 });
+// Upstream data nobody here chose: long unbroken words (a certificate, a pasted secret) in a few applications' Helm
+// values, names and annotations, which every list, search and detail tool measures in tokens.
+for (const [i, app] of estate.applications.slice(0, 6).entries()) {
+  const word = randomBytes(48 * 1024 * (i + 1)).toString('base64');
+  const source = app.spec.source ?? { repoURL: 'https://git.example.com/platform/charts.git' };
+  app.spec.source = { ...source, helm: { ...source.helm, values: `tls:\n  cert: ${word}\n` } };
+  app.metadata.annotations = { ...app.metadata.annotations, 'example.com/blob': word.slice(0, 20_000 * (i + 1)) };
+}
 let sim: RunningSimulator;
 let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
 let mcp: Client;
@@ -63,11 +72,16 @@ const NASTY = ['\u202Egnp.exe', 'zero\u200Bwidth\uFEFF', '👩‍👩‍👧‍�
 /** Regexes that backtrack for ever unless refused. */
 const REDOS = ['(.|.)+X', '((a+))+$', '(a+)+$', '.*.*.*.*.*X', '(\\w|\\d)+!', '(?:a|a)*$X', '(.*a){12}'];
 
+/** A base64-like word of `n` characters, no space in it. */
+const unbrokenWord = (n: number): string => 'QUJDRGVmZ2g0NTY3K/89'.repeat(Math.ceil(n / 20)).slice(0, n);
+
 /** Values of any type: what a confused or hostile caller may send for any argument. */
 const hostile: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.constantFrom(...NASTY, ...REDOS),
   fc.integer({ min: 300, max: 200_000 }).map((n) => '\u{1F600}x'.repeat(n)),
+  // One long unbroken word (a base64 certificate, a pasted secret): token counting must stay linear in it.
+  fc.integer({ min: 1_000, max: 400_000 }).map(unbrokenWord),
   fc.constantFrom(Number.NaN, Infinity, -Infinity, -0, -1, 0.5, 2 ** 31, 2 ** 53 + 2, -1e308, 1e308),
   fc.integer(),
   fc.boolean(),
@@ -99,6 +113,7 @@ function validFor(schema: Schema, key: string): fc.Arbitrary<unknown> {
         fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(max, 30) }),
         fc.constantFrom(...NASTY, ...REDOS, 'payments', '^pay.*-prod$', 'team=core'),
         fc.integer({ min: Math.max(min, 1), max }).map((n) => 'é'.repeat(n)),
+        fc.integer({ min: Math.max(min, 1), max }).map(unbrokenWord),
         ...(known.length > 0 ? [fc.constantFrom(...known)] : []),
         ...(schema.pattern === undefined ? [] : [fc.stringMatching(new RegExp(schema.pattern))]),
       );

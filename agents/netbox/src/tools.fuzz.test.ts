@@ -63,11 +63,16 @@ const NASTY = ['\u202Egnp.exe', 'zero\u200Bwidth\uFEFF', '👩‍👩‍👧‍�
 /** Regexes that backtrack for ever unless refused. */
 const REDOS = ['(.|.)+X', '((a+))+$', '(a+)+$', '.*.*.*.*.*X', '(\\w|\\d)+!', '(?:a|a)*$X', '(.*a){12}'];
 
+/** A base64-like word of `n` characters, no space in it. */
+const unbrokenWord = (n: number): string => 'QUJDRGVmZ2g0NTY3K/89'.repeat(Math.ceil(n / 20)).slice(0, n);
+
 /** Values of any type: what a confused or hostile caller may send for any argument. */
 const hostile: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.constantFrom(...NASTY, ...REDOS),
   fc.integer({ min: 300, max: 200_000 }).map((n) => '\u{1F600}x'.repeat(n)),
+  // One long unbroken word (a base64 certificate, a pasted secret): token counting must stay linear in it.
+  fc.integer({ min: 1_000, max: 400_000 }).map(unbrokenWord),
   fc.constantFrom(Number.NaN, Infinity, -Infinity, -0, -1, 0.5, 2 ** 31, 2 ** 53 + 2, -1e308, 1e308),
   fc.integer(),
   fc.boolean(),
@@ -99,6 +104,7 @@ function validFor(schema: Schema, key: string): fc.Arbitrary<unknown> {
         fc.string({ unit: 'binary', minLength: min, maxLength: Math.min(max, 30) }),
         fc.constantFrom(...NASTY, ...REDOS, 'payments', '^pay.*-prod$', 'team=core'),
         fc.integer({ min: Math.max(min, 1), max }).map((n) => 'é'.repeat(n)),
+        fc.integer({ min: Math.max(min, 1), max }).map(unbrokenWord),
         ...(known.length > 0 ? [fc.constantFrom(...known)] : []),
         ...(schema.pattern === undefined ? [] : [fc.stringMatching(new RegExp(schema.pattern))]),
       );

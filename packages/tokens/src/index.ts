@@ -1,8 +1,10 @@
 export {
   loadTokenCounter,
+  loadReferenceTokenCounter,
   TOKEN_ENCODINGS,
   DEFAULT_TOKEN_ENCODING,
   type TokenCounter,
   type TokenEncoding,
 } from './counter.js';
+export { PIECE_CHUNK_CHARS, CHUNK_BOUNDARY_MARGIN, REGEX_WINDOW_CHARS } from './bpe.js';
 export { cachingCounter } from './cache.js';

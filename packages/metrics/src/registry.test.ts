@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics } from './registry.js';
+import { METRIC } from './names.js';
+
+const lag = async (metrics: ReturnType<typeof createMetrics>): Promise<number> => {
+  const text = await metrics.registry.getSingleMetricAsString(METRIC.eventLoopLag);
+  return Number(new RegExp(`^${METRIC.eventLoopLag} (\\S+)$`, 'm').exec(text)?.[1] ?? 'NaN');
+};
+
+describe('event-loop lag', () => {
+  it('reports the longest block since the last scrape, in seconds', async () => {
+    const metrics = createMetrics();
+    await lag(metrics); // starts a fresh window
+    // Let the monitor's timer run once, then block the loop for 300 ms: the next timer fires at least that late.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const until = performance.now() + 300;
+    while (performance.now() < until) {
+      // a request that computes instead of awaiting
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await lag(metrics)).toBeGreaterThanOrEqual(0.2);
+  });
+});
