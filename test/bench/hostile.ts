@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { ChildProcess } from 'node:child_process';
 import { TaskState } from '@a2a-js/sdk';
-import { ClientFactory } from '@a2a-js/sdk/client';
+import { ClientFactory, type Client } from '@a2a-js/sdk/client';
 import { textRequest } from '@flotilla/agent-kit';
 import { generateArgoEstate, startArgoCdSimulator, startNetBoxSimulator } from '@flotilla/simulators';
 import { rssOf, spawnUntilListening } from './process.js';
@@ -82,8 +82,8 @@ interface Reply {
   readonly answer: string;
 }
 
-async function ask(url: string, text: string, contextId: string = randomUUID()): Promise<Reply> {
-  const client = await new ClientFactory().createFromUrl(url);
+async function ask(url: string, text: string, contextId: string = randomUUID(), shared?: Client): Promise<Reply> {
+  const client = shared ?? (await new ClientFactory().createFromUrl(url));
   try {
     const result = await client.sendMessage(textRequest(text, contextId), { signal: AbortSignal.timeout(120_000) });
     if (!('artifacts' in result)) return { state: 'message', answer: '' };
@@ -163,7 +163,7 @@ async function measure(
 
 export async function benchHostile(options: { cli: string; heapMiB: number; progress: (line: string) => void }): Promise<HostileResult> {
   const node = [`--max-old-space-size=${options.heapMiB}`, options.cli];
-  const argoAgent = (argocdUrl: string): string[] => [...node, 'agent', 'argocd', '--port', '0', '--argocd-url', argocdUrl, '--argocd-token', TOKEN, '--log-level', 'warn'];
+  const argoAgent = (argocdUrl: string): string[] => [...node, 'agent', 'argocd', '--port', '0', '--argocd-url', argocdUrl, '--argocd-token', TOKEN, '--log-level', 'info'];
   const rows: HostileRow[] = [];
   const say = (row: HostileRow): void => {
     rows.push(row);
@@ -216,9 +216,15 @@ export async function benchHostile(options: { cli: string; heapMiB: number; prog
       await junk.close();
     }
 
-    // A2A input, against an agent on the ordinary estate.
+  } finally {
+    await argo.close();
+  }
+
+  // A2A input, against an agent on an ordinary estate.
+  const plain = await startArgoCdSimulator({ token: TOKEN });
+  try {
     options.progress('hostile: 350 conversations with 900 KB contextIds...\n');
-    say(await measure('A2A: 350 messages with 900 KB contextIds', argoAgent(argo.url), async (url) => {
+    say(await measure('A2A: 350 messages with 900 KB contextIds', argoAgent(plain.url), async (url) => {
       const contextId = 'c'.repeat(900 * 1000);
       const statuses = new Map<string, number>();
       for (let i = 0; i < 350; i += 1) {
@@ -230,23 +236,25 @@ export async function benchHostile(options: { cli: string; heapMiB: number; prog
       return [...statuses].map(([k, n]) => `${n}× ${k}`).join(', ');
     }));
     options.progress('hostile: one request of 60,000 one-character parts...\n');
-    say(await measure('A2A: one message of 60,000 one-character parts', argoAgent(argo.url), async (url) => {
+    say(await measure('A2A: one message of 60,000 one-character parts', argoAgent(plain.url), async (url) => {
       const parts = Array.from({ length: 60_000 }, () => ({ text: 'a' }));
       const { status, body } = await rawSend(url, { messageId: randomUUID(), role: 'ROLE_USER', contextId: randomUUID(), parts });
       return `HTTP ${status}: ${body.slice(0, 140)}`;
     }));
     options.progress('hostile: 200 concurrent "next page" on one conversation...\n');
-    say(await measure('A2A: 200 concurrent "next page" on one contextId', argoAgent(argo.url), async (url) => {
+    say(await measure('A2A: 200 concurrent "next page" on one contextId', argoAgent(plain.url), async (url) => {
       const contextId = randomUUID();
-      await ask(url, 'list all applications', contextId);
-      const replies = await Promise.all(Array.from({ length: 200 }, () => ask(url, 'next page', contextId)));
+      const client = await new ClientFactory().createFromUrl(url);
+      await ask(url, 'list all applications', contextId, client);
+      const replies = await Promise.all(Array.from({ length: 200 }, () => ask(url, 'next page', contextId, client)));
       const pages = replies.map((r) => /Page (\d+) of/.exec(r.answer)?.[1]).filter((p): p is string => p !== undefined);
       const busy = replies.filter((r) => /busy with your last question/i.test(r.answer)).length;
-      const other = replies.length - pages.length - busy;
-      return `${pages.length} pages (${new Set(pages).size} distinct), ${busy} busy, ${other} other`;
+      const other = replies.filter((r) => !/Page (\d+) of/.test(r.answer) && !/busy with your last question/i.test(r.answer));
+      const sample = other[0] === undefined ? '' : ` (e.g. ${other[0].state}: ${firstLine(other[0].answer).slice(0, 80)})`;
+      return `${pages.length} pages (${new Set(pages).size} distinct: ${[...new Set(pages)].join(', ')}), ${busy} busy, ${other.length} other${sample}`;
     }));
   } finally {
-    await argo.close();
+    await plain.close();
   }
 
   // Upstream data, NetBox: one 30 MB page of tiny results (NetBox ignoring `limit`).
@@ -274,7 +282,7 @@ export async function benchHostile(options: { cli: string; heapMiB: number; prog
   });
   try {
     options.progress('hostile: a 30 MB NetBox page of tiny results...\n');
-    say(await measure('NetBox: one 30 MB page of tiny results; "list sites"', [...node, 'agent', 'netbox', '--port', '0', '--netbox-url', page.url, '--netbox-token', TOKEN, '--log-level', 'warn'], async (url) => {
+    say(await measure('NetBox: one 30 MB page of tiny results; "list sites"', [...node, 'agent', 'netbox', '--port', '0', '--netbox-url', page.url, '--netbox-token', TOKEN, '--log-level', 'info'], async (url) => {
       const reply = await ask(url, 'list sites');
       return `${reply.state}: ${firstLine(reply.answer)}`;
     }));

@@ -135,6 +135,11 @@ export interface UpstreamPageRequest<S extends z.ZodType, M extends z.ZodObject>
   readonly listKey: string;
   /** The top-level scalars read beside the list, by the names of this schema's keys, and validated by it. */
   readonly scalarsSchema: M;
+  /**
+   * The page size asked for (`limit`): a page with more items breaks the protocol and is refused as soon as it
+   * passes it (a server ignoring `limit` cannot make the client read thousands of items for one page).
+   */
+  readonly pageSize?: number;
 }
 
 export interface UpstreamPage<T, M> {
@@ -220,18 +225,19 @@ export class UpstreamHttp {
    * JSON_SCALAR_CAP_BYTES) and validated with it.
    */
   getPage<S extends z.ZodType, M extends z.ZodObject>(request: UpstreamPageRequest<S, M>): Promise<UpstreamPage<z.output<S>, z.output<M>>> {
-    return this.readList(request, request.listKey, request.scalarsSchema);
+    return this.readList(request, request.listKey, request.scalarsSchema, request.pageSize);
   }
 
-  private readList<S extends z.ZodType, M extends z.ZodObject>(request: UpstreamListRequest<S>, listKey: string, scalarsSchema: M | undefined): Promise<UpstreamPage<z.output<S>, z.output<M>>> {
+  private readList<S extends z.ZodType, M extends z.ZodObject>(request: UpstreamListRequest<S>, listKey: string, scalarsSchema: M | undefined, pageSize?: number): Promise<UpstreamPage<z.output<S>, z.output<M>>> {
     const { limits, logger } = this.options;
+    const maxItems = Math.min(limits.maxItems, pageSize ?? limits.maxItems);
     return this.shared(request, () => {
       const splitter = new JsonItemsSplitter({ listKey, capture: scalarsSchema === undefined ? [] : Object.keys(scalarsSchema.shape), maxValueBytes: limits.maxValueBytes });
       const items: z.output<S>[] = [];
       return {
         push: (chunk) => {
           for (const text of splitter.push(chunk)) {
-            if (items.length >= limits.maxItems) throw new TooManyItems(limits.maxItems);
+            if (items.length >= maxItems) throw new TooManyItems(maxItems, pageSize !== undefined && pageSize < limits.maxItems);
             const parsed = request.itemSchema.safeParse(JSON.parse(text));
             if (!parsed.success) throw new ShapeError(parsed.error, `${listKey}[${items.length}]`);
             items.push(parsed.data);
@@ -443,10 +449,15 @@ export class UpstreamHttp {
       }
       if (error instanceof TooManyItems) {
         await response.body?.cancel().catch(() => undefined);
-        throw fail('too_large', false, new FlotillaError('payload_too_large', `${displayName} returned more than ${error.max} items for ${request.operation}`, {
-          remedy: 'Narrow the request with filters (project, label selector, name).',
-          details: { max_items: error.max },
-        }));
+        throw error.pageSize
+          ? fail('bad_response', false, new FlotillaError('upstream_bad_response', `${displayName} sent more than the ${error.max} items asked for in one page of ${request.operation}: it does not honour the page size, so the page was abandoned there`, {
+              remedy: `Check the ${displayName} version and any proxy in front of it (the limit parameter must reach it).`,
+              details: { page_size: error.max },
+            }))
+          : fail('too_large', false, new FlotillaError('payload_too_large', `${displayName} returned more than ${error.max} items for ${request.operation}`, {
+              remedy: 'Narrow the request with filters (project, label selector, name).',
+              details: { max_items: error.max },
+            }));
       }
       if (timeout.aborted) throw timedOut(error);
       if (error instanceof SyntaxError) throw garbled(error);
@@ -530,7 +541,11 @@ class ShapeError extends Error {
 }
 
 class TooManyItems extends Error {
-  constructor(readonly max: number) {
+  constructor(
+    readonly max: number,
+    /** The cap was the page size asked for, not the item cap. */
+    readonly pageSize: boolean,
+  ) {
     super(`more than ${max} items`);
   }
 }

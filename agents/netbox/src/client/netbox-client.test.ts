@@ -77,8 +77,9 @@ describe('NetBoxClient pages, read item by item', () => {
   it('parses a 30 MB page of tiny results one item at a time', async () => {
     const { logger, lines } = recordingLogger();
     const metrics = createMetrics();
-    const client = new NetBoxClient({ baseUrl, token: 't', rateLimit: false, circuit: false, metrics, logger });
-    const page = await client.page('interfaces', {}, { limit: 1_000, offset: 0 });
+    // A page size this large is asked for here, so the whole 30 MB page is legitimately one page.
+    const client = new NetBoxClient({ baseUrl, token: 't', rateLimit: false, circuit: false, metrics, logger, maxPageSize: TINY_RESULTS });
+    const page = await client.page('interfaces', {}, { limit: TINY_RESULTS, offset: 0 });
     expect(page.count).toBe(TINY_RESULTS);
     expect(page.results).toHaveLength(TINY_RESULTS);
     expect(page.results[0]).toMatchObject({ id: 1, name: 'eth1', device: { name: 'sw1' } });
@@ -87,6 +88,21 @@ describe('NetBoxClient pages, read item by item', () => {
     expect(read).toMatchObject({ operation: 'list_interfaces', items: TINY_RESULTS });
     // Between chunks the splitter held a part of one item at most, never the page.
     expect(read?.peakHeldBytes).toBeLessThanOrEqual(Buffer.byteLength(tinyInterface(TINY_RESULTS)));
+  });
+
+  it('abandons a page with more items than the page size asked for (a server ignoring limit)', async () => {
+    const metrics = createMetrics();
+    const client = new NetBoxClient({ baseUrl, token: 't', rateLimit: false, circuit: false, metrics, logger: silentLogger() });
+    const error = await client.page('interfaces', {}, { limit: 1_000, offset: 0 }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'upstream_bad_response', details: { page_size: 1_000 } });
+    expect((error as FlotillaError).message).toMatch(/more than the 1000 items asked for in one page of list_interfaces/);
+    const counted = await client.count('interfaces', {}).catch((caught: unknown) => caught);
+    expect(counted).toMatchObject({ code: 'upstream_bad_response', details: { page_size: 1 } });
+    const outcomes = (await metrics.upstreamRequests.get()).values.map((v) => [v.labels.operation, v.labels.outcome, v.value]);
+    expect(outcomes).toEqual([
+      ['list_interfaces', 'bad_response', 1],
+      ['count_interfaces', 'bad_response', 1],
+    ]);
   });
 
   it('refuses a page whose one field is over the value cap, naming it', async () => {

@@ -121,8 +121,9 @@ export class NetBoxClient {
    */
   async page<M extends NetBoxModel>(model: M, filters: Filters, page: { limit: number; offset: number }, signal?: AbortSignal): Promise<{ count: number; results: ItemOf<M>[] }> {
     const spec = NETBOX_MODELS[model];
-    const params = query({ ...filters, limit: Math.min(page.limit, this.maxPageSize), offset: page.offset, fields: spec.fields.join(',') }, model);
-    const body = await this.http.getPage({ operation: `list_${model}`, path: `api/${spec.path}/`, query: params, listKey: 'results', itemSchema: spec.schema, scalarsSchema: PageMeta, signal });
+    const limit = Math.min(page.limit, this.maxPageSize);
+    const params = query({ ...filters, limit, offset: page.offset, fields: spec.fields.join(',') }, model);
+    const body = await this.http.getPage({ operation: `list_${model}`, path: `api/${spec.path}/`, query: params, listKey: 'results', itemSchema: spec.schema, scalarsSchema: PageMeta, pageSize: limit, signal });
     return { count: body.scalars.count, results: body.items as ItemOf<M>[] };
   }
 
@@ -130,7 +131,7 @@ export class NetBoxClient {
   async count(model: NetBoxModel, filters: Filters, signal?: AbortSignal): Promise<number> {
     const spec = NETBOX_MODELS[model];
     const params = query({ ...filters, limit: 1, brief: 1 }, model);
-    const body = await this.http.getPage({ operation: `count_${model}`, path: `api/${spec.path}/`, query: params, listKey: 'results', itemSchema: spec.schema.partial().loose(), scalarsSchema: PageMeta, signal });
+    const body = await this.http.getPage({ operation: `count_${model}`, path: `api/${spec.path}/`, query: params, listKey: 'results', itemSchema: spec.schema.partial().loose(), scalarsSchema: PageMeta, pageSize: 1, signal });
     return body.scalars.count;
   }
 
