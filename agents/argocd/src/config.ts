@@ -1,17 +1,12 @@
 import { boundedInt, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, secretSchema, type Settings, type SettingsSpec } from '@flotilla/core';
 import { MCP_SERVER_SETTINGS } from '@flotilla/bounded-tools';
-import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
+import { UPSTREAM_DEFAULTS, type UpstreamLimits } from '@flotilla/upstream';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-/** Settings of the Argo CD MCP server (`flotilla mcp argocd`); flags win over environment variables. */
-export const ARGOCD_MCP_SETTINGS = {
-  host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
-  port: { flag: 'port', env: 'FLOTILLA_ARGOCD_MCP_PORT', schema: PortSchema.default(8091), help: 'Port of the MCP endpoint (/mcp), /metrics and /healthz' },
-  argocdUrl: { flag: 'argocd-url', env: 'FLOTILLA_ARGOCD_URL', schema: HttpUrlSchema, help: 'Argo CD API server URL' },
-  argocdToken: { flag: 'argocd-token', env: 'FLOTILLA_ARGOCD_TOKEN', schema: secretSchema('the Argo CD token'), help: 'Argo CD API token (bearer)', secret: true },
-  ...MCP_SERVER_SETTINGS,
+/** How Flotilla reads Argo CD: the MCP server's settings, and the agent's when it runs the tools in process. */
+export const ARGOCD_UPSTREAM_SETTINGS = {
   upstreamMaxBodyMiB: {
     flag: 'upstream-max-body-mib',
     env: 'FLOTILLA_UPSTREAM_MAX_BODY_MIB',
@@ -42,6 +37,29 @@ export const ARGOCD_MCP_SETTINGS = {
     schema: boundedInt(1, 64).default(UPSTREAM_DEFAULTS.maxConcurrent),
     help: 'Argo CD requests in flight at once (identical ones share one)',
   },
+} as const satisfies SettingsSpec;
+export type ArgoCdUpstreamConfig = Settings<typeof ARGOCD_UPSTREAM_SETTINGS>;
+
+/** The upstream limits those settings give. */
+export function argoCdLimitsFrom(config: ArgoCdUpstreamConfig): UpstreamLimits {
+  return {
+    ...UPSTREAM_DEFAULTS,
+    maxBodyBytes: config.upstreamMaxBodyMiB * MiB,
+    maxValueBytes: config.upstreamMaxValueKiB * KiB,
+    timeoutMs: config.upstreamTimeoutMs,
+    retries: config.upstreamRetries,
+    maxConcurrent: config.upstreamConcurrency,
+  };
+}
+
+/** Settings of the Argo CD MCP server (`flotilla mcp argocd`); flags win over environment variables. */
+export const ARGOCD_MCP_SETTINGS = {
+  host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
+  port: { flag: 'port', env: 'FLOTILLA_ARGOCD_MCP_PORT', schema: PortSchema.default(8091), help: 'Port of the MCP endpoint (/mcp), /metrics and /healthz' },
+  argocdUrl: { flag: 'argocd-url', env: 'FLOTILLA_ARGOCD_URL', schema: HttpUrlSchema, help: 'Argo CD API server URL' },
+  argocdToken: { flag: 'argocd-token', env: 'FLOTILLA_ARGOCD_TOKEN', schema: secretSchema('the Argo CD token'), help: 'Argo CD API token (bearer)', secret: true },
+  ...MCP_SERVER_SETTINGS,
+  ...ARGOCD_UPSTREAM_SETTINGS,
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
 } as const satisfies SettingsSpec;
 

@@ -1,5 +1,5 @@
 export { ArgoCdClient, APPLICATION_LIST_FIELDS, type ApplicationQuery, type ArgoCdClientOptions } from './client/argocd-client.js';
-export { ARGOCD_MCP_SETTINGS, type ArgoCdMcpConfig } from './config.js';
+export { ARGOCD_MCP_SETTINGS, ARGOCD_UPSTREAM_SETTINGS, argoCdLimitsFrom, type ArgoCdMcpConfig, type ArgoCdUpstreamConfig } from './config.js';
 export {
   createArgoCdMcpServer,
   connectArgoCdToolsInProcess,

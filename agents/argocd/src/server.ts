@@ -5,8 +5,7 @@ import type { Logger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { ArgoCdClient } from './client/argocd-client.js';
-import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
-import type { ArgoCdMcpConfig } from './config.js';
+import { argoCdLimitsFrom, type ArgoCdMcpConfig } from './config.js';
 import { registerApplicationTools } from './tools/applications.js';
 import { registerCatalogTools } from './tools/catalog.js';
 import { registerSearchTool } from './tools/search.js';
@@ -80,14 +79,7 @@ export async function startArgoCdMcpServer(config: ArgoCdMcpConfig, options: Sta
   const client = new ArgoCdClient({
     baseUrl: config.argocdUrl,
     token: config.argocdToken,
-    limits: {
-      ...UPSTREAM_DEFAULTS,
-      maxBodyBytes: config.upstreamMaxBodyMiB * 1024 * 1024,
-      maxValueBytes: config.upstreamMaxValueKiB * 1024,
-      timeoutMs: config.upstreamTimeoutMs,
-      retries: config.upstreamRetries,
-      maxConcurrent: config.upstreamConcurrency,
-    },
+    limits: argoCdLimitsFrom(config),
     metrics,
     logger: logger.child({ component: 'argocd-client' }),
   });

@@ -109,6 +109,8 @@ export class Supervisor {
     } catch (error) {
       if (!isFlotillaError(error) || error.code !== 'payload_too_large') throw error;
       this.options.logger.warn({ bytes: error.details.bytes }, 'conversation too large to remember for follow-ups');
+      // Forget the earlier turn too: a follow-up must not silently continue the question before this one.
+      await this.conversations.save(contextId, undefined).catch(() => undefined);
       return `(Not remembered for a follow-up such as "next page": ${error.message}. Start a new conversation (with a shorter id) for follow-ups.)`;
     }
   }

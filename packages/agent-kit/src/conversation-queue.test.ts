@@ -165,7 +165,8 @@ describe.skipIf(REDIS === undefined)(`redisConversationLock${REDIS === undefined
 
   it('the holder renews its lease while its turn runs: a waiter keeps waiting past several leases', async () => {
     const [a, b, probe] = [await connect(), await connect(), await connect()];
-    const leaseMs = 300;
+    // Long enough that a loaded machine's stall (hundreds of ms) cannot let it run out between renewals.
+    const leaseMs = 2_400;
     const contextId = randomUUID();
     const key = `test:lock:${memberOf(contextId)}`;
     const held = await redisConversationLock({ client: a, keyPrefix: 'test:lock:', logger: silentLogger(), leaseMs }).acquire(contextId, { signal: new AbortController().signal });
@@ -181,7 +182,7 @@ describe.skipIf(REDIS === undefined)(`redisConversationLock${REDIS === undefined
     let renewals = 0;
     let last = await probe.pttl(key);
     while (renewals < 4 && !taken && last > 0) {
-      await delay(10);
+      await delay(25);
       const now = await probe.pttl(key);
       if (now > last) renewals += 1;
       last = now;

@@ -238,6 +238,8 @@ export class WorkflowExecutor implements AgentExecutor {
       // The deadline passed while earlier turns of the conversation ran (here or on another replica): still busy.
       if (turn.signal.aborted) return turn.signal.reason instanceof TurnAborted && turn.signal.reason.why === 'timed_out' ? busy() : shuttingDown();
       if (slot === undefined || lock?.kind === 'busy') return busy();
+      // A turn that waited through the start of a shutdown does not start new work in the drain.
+      if (this.closing) return shuttingDown();
       await this.answerWithin(turn, question, contextId, taskId, status, finish);
     } finally {
       clearTimeout(deadline);

@@ -370,6 +370,8 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         await memoryStore.save(contextId, state.memory);
       } catch (error) {
         if (!isFlotillaError(error) || error.code !== 'payload_too_large') throw error;
+        // The earlier memory goes too: "next page" must not silently continue the question before this one.
+        await memoryStore.save(contextId, undefined);
         forgotten = `\n\n(I could not keep this conversation's state for follow-ups such as "next page": ${error.message}. Ask your next question in full.)`;
       }
       const turn: Omit<TurnResult<I>, 'cached'> = {

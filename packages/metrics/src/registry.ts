@@ -51,15 +51,29 @@ export interface FlotillaMetrics {
   readonly conversationQueue: Gauge<'agent'>;
 }
 
+/**
+ * Windows of the event-loop delay monitor: the gauge reports the longest delay in the current and the previous
+ * window, so any number of scrapers (an HA pair, a curl, several servers' registries in one process) read the same
+ * value and none of them resets it.
+ */
+export const EVENT_LOOP_WINDOW_MS = 15_000;
+
 /** One event-loop delay monitor per process, shared by every registry (tests build many). */
-let loopMonitor: IntervalHistogram | undefined;
-function eventLoopMonitor(): IntervalHistogram {
+let loopMonitor: { readonly histogram: IntervalHistogram; lastWindowMaxSeconds: number } | undefined;
+function eventLoopMonitor(): NonNullable<typeof loopMonitor> {
   if (loopMonitor === undefined) {
-    loopMonitor = monitorEventLoopDelay({ resolution: 10 });
-    loopMonitor.enable();
+    const histogram = monitorEventLoopDelay({ resolution: 10 });
+    histogram.enable();
+    const monitor = { histogram, lastWindowMaxSeconds: 0 };
+    setInterval(() => {
+      monitor.lastWindowMaxSeconds = maxSeconds(histogram);
+      histogram.reset();
+    }, EVENT_LOOP_WINDOW_MS).unref();
+    loopMonitor = monitor;
   }
   return loopMonitor;
 }
+const maxSeconds = (histogram: IntervalHistogram): number => (Number.isFinite(histogram.max) ? histogram.max / 1e9 : 0);
 
 export interface MetricsOptions {
   /** Defaults to a fresh registry, so two servers in one test process never collide. */
@@ -95,12 +109,10 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
     }),
     eventLoopLag: new Gauge({
       name: METRIC.eventLoopLag,
-      help: 'Longest event-loop delay since the last scrape: how long the process could not answer anything (probes included).',
+      help: 'Longest event-loop delay in the last 15 to 30 seconds: how long the process could not answer anything (probes included).',
       registers,
       collect() {
-        // The monitor's max since the previous scrape, then a fresh window (one process, one monitor).
-        this.set(Number.isFinite(monitor.max) ? monitor.max / 1e9 : 0);
-        monitor.reset();
+        this.set(Math.max(monitor.lastWindowMaxSeconds, maxSeconds(monitor.histogram)));
       },
     }),
     conversationQueue: new Gauge({

@@ -428,7 +428,7 @@ export function overviewRows(): DashboardRow[] {
         },
         {
           title: 'Event-loop lag, longest per process',
-          description: 'The longest time each process could not run anything (probes, metrics, other questions included), between two scrapes. Long blocks come from CPU-heavy work on one request; the dashed line is the FlotillaEventLoopBlocked default.',
+          description: 'The longest time each process could not run anything (probes, metrics, other questions included), over its last 15 to 30 seconds. Long blocks come from CPU-heavy work on one request; the dashed line is the FlotillaEventLoopBlocked default.',
           unit: 's',
           queries: [{ expr: eventLoopLagMax(w, ns), legend: `{{${KUBE_LABEL.pod}}}` }],
           thresholds: [alertLine('FlotillaEventLoopBlocked', 'orange')],

@@ -160,7 +160,7 @@ export const PROCESS_LABELS = [KUBE_LABEL.namespace, KUBE_LABEL.pod] as const;
 
 /**
  * The longest event-loop delay of each Flotilla process (any component, MCP servers included) within `window`: the
- * gauge holds the longest delay between two scrapes, so its max over the window is the longest block in it.
+ * gauge holds the longest delay of its last 15 to 30 seconds, so its max over the window is the longest block in it.
  */
 export function eventLoopLagMax(window: string, ...extra: Matcher[]): string {
   return maxBy(PROCESS_LABELS, `max_over_time(${selector(METRIC.eventLoopLag, ...extra)}[${window}])`);

@@ -12,7 +12,7 @@ import { executionMode, fastPathFailed, LLM_SETTINGS, llmAnswerTurn, MODE_SETTIN
 import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
 import { ARGOCD_PROMPT } from './prompt.js';
 import { ArgoCdClient } from '../client/argocd-client.js';
-import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
+import { ARGOCD_UPSTREAM_SETTINGS, argoCdLimitsFrom } from '../config.js';
 import { connectArgoCdToolsInProcess } from '../server.js';
 import { createArgoCdAgent } from './agent.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
@@ -25,6 +25,7 @@ export const ARGOCD_AGENT_SETTINGS = {
   ...MCP_CLIENT_SETTINGS,
   argocdUrl: { flag: 'argocd-url', env: 'FLOTILLA_ARGOCD_URL', schema: HttpUrlSchema.optional(), help: 'Argo CD API, for in-process tools' },
   argocdToken: { flag: 'argocd-token', env: 'FLOTILLA_ARGOCD_TOKEN', schema: z.string().min(1).max(4096).optional(), help: 'Argo CD token, for in-process tools', secret: true },
+  ...ARGOCD_UPSTREAM_SETTINGS,
   local: { flag: 'local', env: 'FLOTILLA_LOCAL', schema: BooleanFlagSchema.default(false), help: 'Also start the Argo CD simulator (819 applications) and use it', isSwitch: true },
   dataDir: { flag: 'data-dir', env: 'FLOTILLA_DATA_DIR', schema: z.string().min(1).optional(), help: 'Folder of spilled results (in-process tools); a temporary one when unset' },
   ...REDIS_SETTINGS,
@@ -124,7 +125,7 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
           redis === undefined
             ? await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-agent-')))), metrics })
             : createRedisResultStore({ client: redis, keyPrefix, metrics });
-        const client = new ArgoCdClient({ baseUrl: url, token, limits: UPSTREAM_DEFAULTS, metrics, logger: logger.child({ component: 'argocd-client' }) });
+        const client = new ArgoCdClient({ baseUrl: url, token, limits: argoCdLimitsFrom(config), metrics, logger: logger.child({ component: 'argocd-client' }) });
         const connected = await connectArgoCdToolsInProcess({ client, counter, store, metrics, logger: logger.child({ component: 'argocd-mcp' }), budgetFactor: gate.budgetFactor });
         return {
           client: connected.client,
