@@ -1,22 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, silentLogger } from '@flotilla/core';
+import { capturingLogger, silentLogger } from '@flotilla/core';
 import { closeRedis, memberOf, NO_REDIS_SERVER, redisFromUrl, redisServerBinary, startRedisServer, type LocalRedisServer, type RedisClient } from '@flotilla/state';
 import { ConversationQueue, CONVERSATION_QUEUE_LIMITS, redisConversationLock, type ConversationSlot } from './index.js';
 
-/** A logger whose lines are kept for the test to read. */
-function capture() {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ name: 'test', level: 'info', destination }) };
-}
+const capture = () => capturingLogger();
 
 describe('ConversationQueue', () => {
   it('runs the turns of one conversation one at a time, in the order they came', async () => {

@@ -1,9 +1,8 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger, silentLogger } from '@flotilla/core';
+import { capturingLogger, silentLogger } from '@flotilla/core';
 import { createMetrics, METRIC } from '@flotilla/metrics';
 import { MemoryGuard, memorySource, readMemoryLimit, readMemoryUsage, resolveMemoryCgroup, startA2AServer, startMemoryGuard, type AnswerTurn } from './index.js';
 
@@ -21,17 +20,7 @@ afterAll(async () => {
   await Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true })));
 });
 
-/** A logger whose lines are kept for the test to read. */
-function capture() {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ name: 'test', level: 'info', destination }) };
-}
+const capture = () => capturingLogger();
 
 describe('cgroup memory files', () => {
   it('reads one directory\'s limit: v2 memory.max, v1 memory.limit_in_bytes; "max", v1 "unlimited", garbage and no file mean none', async () => {

@@ -21,7 +21,7 @@ export {
   type LogLevel,
 } from './config.js';
 export { redactUrl, urlHasUserinfo, REDACTED_USERINFO } from './redact-url.js';
-export { createLogger, silentLogger, REDACT_PATHS, REDACTED, type Logger, type LoggerOptions } from './logger.js';
+export { createLogger, capturingLogger, silentLogger, REDACT_PATHS, REDACTED, type Logger, type LoggerOptions } from './logger.js';
 export {
   parseSettings,
   settingsHelp,

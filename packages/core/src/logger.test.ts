@@ -1,17 +1,7 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger, REDACTED, redactUrl } from './index.js';
+import { capturingLogger, REDACTED, redactUrl, type Logger } from './index.js';
 
-function capture() {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ name: 'test', level: 'info', destination }) };
-}
+const capture = () => capturingLogger();
 
 describe('logger redaction', () => {
   it('never writes tokens, keys or credentials, at the top level or one object down', () => {
@@ -34,7 +24,7 @@ describe('logger redaction', () => {
 
 describe('logger: URLs never carry credentials', () => {
   const secret = 'url-secret-0123456789';
-  const lines = (): { lines: string[]; logger: ReturnType<typeof createLogger> } => capture();
+  const lines = (): { lines: string[]; logger: Logger } => capture();
 
   it('redacts userinfo in any string of the logged object, top level and one down, in arrays, at any depth', () => {
     const { lines: out, logger } = lines();

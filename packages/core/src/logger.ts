@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { pino, type Logger, type LoggerOptions as LoggerOptionsOfPino } from 'pino';
 import type { LogLevel } from './config.js';
 import { redactUrl } from './redact-url.js';
@@ -39,6 +40,18 @@ export function createLogger(options: LoggerOptions): Logger {
     hooks: { streamWrite: redactUrl },
   };
   return options.destination === undefined ? pino(base) : pino(base, options.destination);
+}
+
+/** A logger whose lines (JSON text, redacted like any other) are kept in `lines`, for tests to read. */
+export function capturingLogger(level: LogLevel = 'info'): { readonly logger: Logger; readonly lines: string[] } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { logger: createLogger({ name: 'test', level, destination }), lines };
 }
 
 /** A logger that drops everything, for tests and library defaults. */
