@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { benchA2A } from './a2a.js';
+import { benchAnswers, formatAnswers } from './answers.js';
 import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
 import { benchHostile, formatHostile } from './hostile.js';
 import { benchTokens, ONE_LETTER_GOAL_MS } from './tokens.js';
@@ -14,7 +15,7 @@ import { benchSupervisorHop } from './supervisor.js';
 
 const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results
                     --container-memory-mib 256 --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
-                    --suites netbox,supervisor,argocd,a2a,llm,hybrid,soak,hostile --netbox-latency-ms 20
+                    --suites netbox,supervisor,argocd,a2a,llm,hybrid,answers,soak,hostile --netbox-latency-ms 20
                     --hostile-heap-mib 384
                     --soak-questions 1000 --soak-clients 20 --soak-applications 10000]
 
@@ -35,6 +36,14 @@ a few asked again) one at a time over A2A to the Argo CD and NetBox agents, in l
 a fresh fake OpenAI server (default script): model requests, model tokens (prompt + completion, the server's own
 counts), upstream calls, p50/p95 latency, answers by route (fast, discovery, fallback, cached), failed answers, and
 the reduction. Writes <out>/hybrid.json.
+
+Answers (answer quality, in process, under a minute): questions nobody tuned the rules to (answer-questions.ts:
+counts, lists, one application or device, time windows, two questions in one, follow-ups, things the agents cannot
+do), asked over A2A of the Argo CD agent, the NetBox agent and the supervisor, each in a new conversation unless it
+is a follow-up; every expected answer computed from the simulators' estates. Each answer judged correct, honest (not
+correct, but saying what it did not do) or confidently wrong (goal 0), per agent; in rules mode, then in hybrid mode
+(the fake OpenAI server's default script; the questions handed to it counted apart). Lists every confidently-wrong
+and honest question with its answer's start. Writes <out>/answers.json.
 
 Soak (issue 8's load and soak, about 3 minutes): --soak-questions mixed questions (32 conversations of 1-3 turns:
 lists with filters, "next page", details, searches, counts, NetBox interfaces of a site in batches, help) from
@@ -82,7 +91,7 @@ async function main(): Promise<void> {
       'server-node-args': { type: 'string', default: '' },
       'a2a-concurrency': { type: 'string', default: '10,50' },
       'a2a-requests': { type: 'string', default: '200' },
-      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a,llm,hybrid,soak,hostile' },
+      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a,llm,hybrid,answers,soak,hostile' },
       'hostile-heap-mib': { type: 'string', default: '384' },
       'soak-questions': { type: 'string', default: String(SOAK_DEFAULTS.questions) },
       'soak-clients': { type: 'string', default: String(SOAK_DEFAULTS.clients) },
@@ -96,10 +105,10 @@ async function main(): Promise<void> {
     return;
   }
   const suites = new Set(values.suites.split(','));
-  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a', 'llm', 'hybrid', 'soak', 'hostile'].includes(s));
+  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a', 'llm', 'hybrid', 'answers', 'soak', 'hostile'].includes(s));
   const latencyMs = Number(values['netbox-latency-ms']);
   if (unknownSuites.length > 0 || !Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 5_000) {
-    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a, llm, hybrid, soak, hostile (comma-separated); --netbox-latency-ms 0-5000\n');
+    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a, llm, hybrid, answers, soak, hostile (comma-separated); --netbox-latency-ms 0-5000\n');
     process.exitCode = 2;
     return;
   }
@@ -147,6 +156,12 @@ async function main(): Promise<void> {
     process.stdout.write(formatHybridBench(hybrid, markdown));
     await writeFile(`${values.out}/hybrid.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...hybrid }, null, 2)}\n`);
     process.stdout.write(`Wrote ${values.out}/hybrid.json\n\n`);
+  }
+  if (suites.has('answers')) {
+    const answers = await benchAnswers({ progress: (line) => process.stdout.write(line) });
+    process.stdout.write(formatAnswers(answers, markdown));
+    await writeFile(`${values.out}/answers.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...answers }, null, 2)}\n`);
+    process.stdout.write(`Wrote ${values.out}/answers.json\n\n`);
   }
   const cliPath = fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
   if (suites.has('supervisor')) {

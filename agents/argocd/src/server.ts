@@ -9,6 +9,8 @@ import { argoCdLimitsFrom, type ArgoCdMcpConfig } from './config.js';
 import { registerApplicationTools } from './tools/applications.js';
 import { registerCatalogTools } from './tools/catalog.js';
 import { registerSearchTool } from './tools/search.js';
+import { registerResourceTools } from './tools/resources.js';
+import { clusterDirectoryFor } from './tools/clusters.js';
 
 export const SERVER_INFO = { name: 'flotilla-argocd', version: '0.1.0' } as const;
 
@@ -20,6 +22,13 @@ export const ARGOCD_TOOLS = [
   'list_applicationsets',
   'list_clusters',
   'search_argocd_resources',
+  'get_resource_tree',
+  'get_managed_resources',
+  'get_application_events',
+  'get_resource_events',
+  'get_logs',
+  'get_resource',
+  'list_resource_actions',
   'read_result',
 ] as const;
 export type ArgoCdToolName = (typeof ARGOCD_TOOLS)[number];
@@ -49,9 +58,11 @@ export function createArgoCdMcpServer(deps: ArgoCdToolsetDeps): McpServer {
       'counts over all matches, so answer totals from counts, not by paging. Large results come back with a result_id: page them with read_result.',
   });
   const kit = createBoundedTools({ server, counter: deps.counter, store: deps.store, metrics: deps.metrics, logger: deps.logger, budgetTokens: deps.budgetTokens, ...(deps.budgetFactor === undefined ? {} : { budgetFactor: deps.budgetFactor }), snapshots: deps.snapshots });
-  registerApplicationTools(kit, deps.client);
+  const clusters = clusterDirectoryFor(deps.client, deps.logger);
+  registerApplicationTools(kit, deps.client, clusters);
   registerCatalogTools(kit, deps.client);
-  registerSearchTool(kit, deps.client);
+  registerSearchTool(kit, deps.client, clusters);
+  registerResourceTools(kit, deps.client);
   kit.registerReadResult();
   return server;
 }

@@ -41,6 +41,7 @@ beforeAll(async () => {
   tools = await connectArgoCdToolsInProcess({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
   mcp = tools.client;
   listed = (await mcp.listTools()).tools;
+  await learnLiveNames(sim.url);
 });
 afterAll(async () => {
   await tools?.close();
@@ -155,12 +156,40 @@ function invalidFor(schema: Schema): fc.Arbitrary<unknown> {
   return fc.oneof(...options);
 }
 
-/** Names the simulator knows, so valid-shaped calls also succeed, not only miss. */
-const KNOWN: Readonly<Record<string, readonly string[]>> = {
+/** Names the simulator knows, so valid-shaped calls also succeed, not only miss; the live ones are added from its trees. */
+const KNOWN: Record<string, readonly string[]> = {
   name: estate.applications.slice(0, 20).map((a) => a.metadata.name),
   project: estate.projects.slice(0, 10).map((p) => p.metadata.name),
   cluster: estate.clusters.map((c) => c.name ?? c.server),
 };
+
+/** Pods of the first applications, with their application. */
+const livePods: { app: string; pod: string }[] = [];
+
+/**
+ * The resource tools' arguments, from the trees of the first applications as the simulator serves them (one
+ * application's pods, kinds, names and namespaces, so a call pairs them with its own application often enough).
+ */
+async function learnLiveNames(url: string): Promise<void> {
+  const names = KNOWN.name ?? [];
+  const nodes: { kind: string; name: string; namespace?: string; group?: string }[] = [];
+  for (const app of names.slice(0, 3)) {
+    const response = await fetch(`${url}/api/v1/applications/${encodeURIComponent(app)}/resource-tree`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const appNodes = ((await response.json()) as { nodes?: typeof nodes }).nodes ?? [];
+    nodes.push(...appNodes);
+    livePods.push(...appNodes.filter((n) => n.kind === 'Pod').slice(0, 10).map((n) => ({ app, pod: n.name })));
+  }
+  const distinct = (values: (string | undefined)[]): string[] => [...new Set(values.filter((v): v is string => v !== undefined && v !== ''))].slice(0, 30);
+  KNOWN.pod = distinct(nodes.filter((n) => n.kind === 'Pod').map((n) => n.name));
+  KNOWN.kind = KNOWN.resource_kind = distinct(nodes.map((n) => n.kind));
+  KNOWN.resource_name = distinct(nodes.map((n) => n.name));
+  KNOWN.namespace = KNOWN.resource_namespace = distinct(nodes.map((n) => n.namespace));
+  KNOWN.group = distinct(nodes.map((n) => n.group ?? ''));
+  KNOWN.container = ['app', 'backend', 'istio-proxy'];
+  KNOWN.since = ['15m', '2h', '1d', '2025-11-20T09:00:00Z'];
+  KNOWN.until = ['2025-11-20T09:29:00Z', '2025-11-20T09:30:00.5+00:00'];
+  KNOWN.fields = ['spec.replicas', 'status.conditions', 'spec.template.spec.containers[0].image', 'metadata.labels'];
+}
 
 /** Valid arguments for the required keys, and sometimes the optional ones. */
 function validArgs(tool: Tool): fc.Arbitrary<Record<string, unknown>> {
@@ -247,6 +276,23 @@ describe('Argo CD MCP tools under hostile arguments (fuzz)', () => {
         RUNS,
       );
     }
+  }, 60_000);
+
+  it('reads the logs of live pods with hostile greps and time windows, within the budget', async () => {
+    expect(livePods.length).toBeGreaterThan(0);
+    const grep = fc.oneof(fc.constantFrom(...NASTY, ...REDOS, '!', '!!error', 'error', '"level":"error"'), fc.string({ unit: 'binary', minLength: 1, maxLength: 40 }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...livePods),
+        fc.record({ grep, tail_lines: fc.integer({ min: 1, max: 2_000 }), since: fc.constantFrom(...(KNOWN.since ?? [])), match_case: fc.boolean(), previous: fc.boolean(), oldest_first: fc.boolean() }, { requiredKeys: [] }),
+        async ({ app, pod }, args) => {
+          const outcome = await call('get_logs', { name: app, pod, ...args });
+          if (outcome.isError) expect(['invalid_argument', 'not_found']).toContain(outcome.body.error);
+          else expect(String((outcome.body.notes as string[] | undefined)?.[0] ?? '')).toMatch(/^Read \d+ log lines/);
+        },
+      ),
+      { numRuns: 30 },
+    );
   }, 60_000);
 
   it('keeps the simulator and the server usable afterwards', async () => {

@@ -35,16 +35,16 @@ afterAll(async () => {
 describe('A2A credentials end to end: caller → supervisor → agent', () => {
   it('answers a caller with a token, through an agent that also requires one', async () => {
     const client = await a2aClientFactory(SUPERVISOR_TOKEN).createFromUrl(supervisor.url);
-    const reply = JSON.stringify(await client.sendMessage(textRequest('which clusters are connected?', randomUUID())));
+    const reply = JSON.stringify(await client.sendMessage(textRequest('which clusters do we have?', randomUUID())));
     expect(reply).toContain('13 clusters');
     expect(supervisor.registry.list().map((a) => a.state)).toEqual(['ready']);
   });
 
   it('refuses callers without a valid token with 401 before any work, and counts them', async () => {
     const client = await a2aClientFactory(undefined).createFromUrl(supervisor.url);
-    await expect(client.sendMessage(textRequest('which clusters are connected?', randomUUID()))).rejects.toThrow(/401/);
+    await expect(client.sendMessage(textRequest('which clusters do we have?', randomUUID()))).rejects.toThrow(/401/);
     const direct = await a2aClientFactory('not-the-agent-token-at-all').createFromUrl(argocd.url);
-    await expect(direct.sendMessage(textRequest('which clusters are connected?', randomUUID()))).rejects.toThrow(/401/);
+    await expect(direct.sendMessage(textRequest('which clusters do we have?', randomUUID()))).rejects.toThrow(/401/);
     const metrics = await (await fetch(`${supervisor.url}/metrics`)).text();
     expect(metrics).toContain(`${METRIC.a2aRejected}{agent="supervisor",reason="unauthorized"} 1`);
   });

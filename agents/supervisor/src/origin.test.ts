@@ -79,7 +79,7 @@ describe('credentials only to the configured origin', () => {
     expect(metrics).toContain(`${METRIC.supervisorCardFailures}{reason="too_large"} 0`);
     expect(metrics).toContain(`${METRIC.supervisorAgents}{status="refused"} 1`);
     const client = await a2aClientFactory(undefined).createFromUrl(supervisor.url);
-    const reply = JSON.stringify(await client.sendMessage(textRequest('which clusters are connected?', randomUUID())));
+    const reply = JSON.stringify(await client.sendMessage(textRequest('which clusters do we have?', randomUUID())));
     expect(reply).toContain('13 clusters');
     expect(trapped).toEqual([]);
   });

@@ -155,8 +155,38 @@ describe('supervisor over A2A', () => {
   it('says what it can do when no agent covers the question', async () => {
     const r = await ask(supervisor.url, 'order pizza for the team', randomUUID());
     expect(r.metadata.path).toBe('none');
-    expect(r.answer).toMatch(/None of my agents covers that/);
+    expect(r.answer).toMatch(/None of the agents I can reach covers that/);
     expect(r.answer).toContain('Flotilla NetBox agent');
+  });
+
+  it('answers "what can you do?" itself, with every agent and what each covers (issue 17)', async () => {
+    for (const question of ['what can you do?', 'help', 'Hi, what can you do for me?']) {
+      const r = await ask(supervisor.url, question, randomUUID());
+      expect(r.metadata.path).toBe('help');
+      expect(r.answer).not.toMatch(/None of/);
+      expect(r.answer).toContain('Flotilla Argo CD agent');
+      expect(r.answer).toContain('Flotilla NetBox agent');
+      expect((r.metadata.options as unknown[]).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('answers a question for an agent that is down with "cannot be reached", not "none covers that" (issue 17)', async () => {
+    const extra = await startNetBoxAgent(parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', 'netbox-url': netboxSim.url, 'netbox-token': TOKEN }, {}, 'n3'), silentLogger());
+    const second = await startSupervisor(parseSettings(SUPERVISOR_SETTINGS, { port: '0', agents: `argocd=${argocd.url},netbox=${extra.url}` }, {}, 's3'), silentLogger());
+    try {
+      expect((await ask(second.url, 'which switches are offline in ams1?', randomUUID())).answer).not.toMatch(/cannot be reached/);
+      await extra.close();
+      // The first question after it went down finds out; the next is answered from what the registry knows.
+      const first = await ask(second.url, 'which switches are offline in ams1?', randomUUID());
+      expect(first.answer).toMatch(/NetBox agent (could not|cannot) be reached/);
+      const next = await ask(second.url, 'interfaces of ams1-sw-001', randomUUID());
+      expect(next.answer).toMatch(/the Flotilla NetBox agent cannot be reached right now/);
+      expect(next.answer).not.toMatch(/None of/);
+      const help = await ask(second.url, 'what can you do?', randomUUID());
+      expect(help.answer).toMatch(/Flotilla NetBox agent \(cannot be reached right now/);
+    } finally {
+      await second.close();
+    }
   });
 });
 

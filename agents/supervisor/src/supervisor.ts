@@ -36,6 +36,10 @@ export const SUPERVISOR_LIMITS = {
   maxOptions: 10,
 } as const;
 
+/** Questions about the supervisor itself, answered from the agents' cards without asking any agent. */
+const CAPABILITY_QUESTION =
+  /^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:help|\?|what can you (?:do|answer|help with)|what do you (?:know|support|do)|how (?:do|can) i (?:use|ask)(?: you)?|(?:who|which agents|what agents) can (?:i|you) ask|what agents (?:are there|do you have))(?:\s+(?:for me|for us|here))?\s*[?.!]*$/;
+
 export interface SupervisorOptions {
   readonly registry: AgentRegistry;
   readonly counter: TokenCounter;
@@ -78,18 +82,23 @@ export class Supervisor {
   }
 
   async answer(question: string, contextId: string, progress: (note: string) => void = () => undefined, signal?: AbortSignal): Promise<SupervisorAnswer> {
-    const ready = this.options.registry.ready();
+    const all = this.options.registry.list();
+    const ready = all.filter((a) => a.state === 'ready');
+    if (CAPABILITY_QUESTION.test(question.trim().toLowerCase())) return this.capabilities(all);
     const last = (await this.conversations.load(contextId)) ?? [];
-    const decision = route(question, ready, last);
-    if (decision.kind === 'none') return this.nobody(decision.reason, ready);
+    // Routed over every agent the supervisor knows, reachable or not (an unreachable one keeps its last card): a
+    // question for an agent that is down is answered "cannot be reached", never "none of my agents covers that".
+    const decision = route(question, all, last);
+    if (decision.kind === 'none') return this.nobody(decision.reason, ready, all);
     const parts = (decision.kind === 'fanout' ? decision.parts : [{ agentId: decision.agentId, question: decision.question }]).slice(0, this.options.maxDelegations ?? SUPERVISOR_LIMITS.maxDelegations);
     const total = this.options.answerMaxTokens ?? SUPERVISOR_LIMITS.answerMaxTokens;
     const perReply = Math.min(this.options.replyMaxTokens ?? SUPERVISOR_LIMITS.replyMaxTokens, Math.floor(total / parts.length));
-    const agents = new Map(ready.map((a) => [a.id, a]));
+    const agents = new Map(all.map((a) => [a.id, a]));
     progress(parts.length === 1 ? `Asking the ${agents.get(parts[0]?.agentId ?? '')?.name ?? 'agent'}…` : `Asking ${parts.length} agents in parallel…`);
     const results = await Promise.all(
       parts.map((part) => {
         const agent = agents.get(part.agentId) as RegisteredAgent;
+        if (agent.state !== 'ready' || agent.client === undefined) return Promise.resolve(this.unreachable(agent, part.question));
         return this.ask(agent, part.question, contextId, perReply, progress, signal);
       }),
     );
@@ -143,13 +152,54 @@ export class Supervisor {
     return result;
   }
 
+  /** The part of an answer for an agent that is down: not asked, and said so. */
+  private unreachable(agent: RegisteredAgent, question: string): DelegationResult {
+    this.options.metrics.supervisorDelegations.inc({ agent: agent.id, outcome: 'failed' });
+    const why = agent.error === undefined ? (agent.state === 'pending' ? 'it has not answered yet since I started' : `it is ${agent.state}`) : agent.error;
+    return {
+      agentId: agent.id,
+      agentName: agent.name,
+      question,
+      outcome: 'failed',
+      answer: `the ${agent.name} cannot be reached right now (${why}), so I did not ask it`,
+      options: [],
+      data: undefined,
+      metadata: {},
+      replyTokens: 0,
+      truncated: false,
+      seconds: 0,
+      unreachable: true,
+    };
+  }
+
+  /** "What can you do?": every agent the supervisor can ask, what each answers, and which are down. */
+  private capabilities(all: readonly RegisteredAgent[]): SupervisorAnswer {
+    const metadata = { path: 'help', routed: '', failed: '', delegations: 0 };
+    if (all.length === 0) return { answer: 'No domain agent is configured or discovered yet, so I cannot answer anything right now.', options: [], data: undefined, metadata };
+    const lines = all.map((a) => {
+      const skills = a.skills.map((s) => `${s.name}: ${s.description}`).join(' ');
+      const state = a.state === 'ready' ? '' : ` (cannot be reached right now${a.error === undefined ? '' : `: ${a.error}`})`;
+      return `- ${a.name}${state}${skills === '' ? (a.description === '' ? '' : `: ${a.description}`) : `: ${skills}`}`;
+    });
+    const examples = all.filter((a) => a.state === 'ready').flatMap((a) => a.skills.flatMap((s) => s.examples.slice(0, 1))).slice(0, 6);
+    return {
+      answer: `I route your questions to these agents and merge their answers (read-only):\n${lines.join('\n')}\n\nAsk in plain words; a question that spans them goes to each.`,
+      options: examples,
+      data: undefined,
+      metadata,
+    };
+  }
+
   private merge(decision: RoutingDecision, results: readonly DelegationResult[]): SupervisorAnswer {
     const routed = results.map((r) => r.agentId).join(',');
     const failed = results.filter((r) => r.outcome === 'failed' || r.outcome === 'timeout');
     const metadata = { path: decision.kind, routed, failed: failed.map((r) => r.agentId).join(','), delegations: results.length };
     const only = results[0];
     if (results.length === 1 && only !== undefined) {
-      const text = only.outcome === 'ok' || only.outcome === 'rejected' ? only.answer : `I could not get an answer: ${only.answer}. Try again in a moment; if it keeps failing, the ${only.agentName} needs attention.`;
+      const text =
+        only.outcome === 'ok' || only.outcome === 'rejected'
+          ? only.answer
+          : `I could not get an answer: ${only.answer}. Try again in a moment; if it keeps failing, the ${only.agentName} needs attention.`;
       return { answer: text, options: only.options, data: only.data, metadata: { ...metadata, ...scalars(only.metadata) } };
     }
     const sections = results.map((r) =>
@@ -162,9 +212,9 @@ export class Supervisor {
     return { answer: sections.join('\n\n'), options, data, metadata };
   }
 
-  private nobody(reason: 'no_agents' | 'no_match', ready: readonly RegisteredAgent[]): SupervisorAnswer {
-    const all = this.options.registry.list();
-    if (reason === 'no_agents') {
+  private nobody(reason: 'no_agents' | 'no_match', ready: readonly RegisteredAgent[], all: readonly RegisteredAgent[]): SupervisorAnswer {
+    const downAgents = all.filter((a) => a.state !== 'ready');
+    if (reason === 'no_agents' || ready.length === 0) {
       const down = all.filter((a) => a.state !== 'ready').map((a) => `${a.id} (${a.state}${a.error === undefined ? '' : `: ${a.error}`})`);
       return {
         answer: `No domain agent is available right now${down.length > 0 ? `: ${down.join('; ')}` : ' (none is configured or discovered)'}. Try again in a moment.`,
@@ -174,8 +224,13 @@ export class Supervisor {
       };
     }
     const examples = ready.flatMap((a) => a.skills.flatMap((s) => s.examples.slice(0, 1))).slice(0, 6);
+    // An agent that is down may be the one that covers it: say so rather than "nobody covers that".
+    const down =
+      downAgents.length === 0
+        ? ''
+        : ` ${downAgents.map((a) => `The ${a.name} cannot be reached right now${a.error === undefined ? '' : ` (${a.error})`}`).join('; ')}, and it may be the one that covers this: try again in a moment.`;
     return {
-      answer: `None of my agents covers that. I can ask: ${ready.map((a) => `${a.name} (${a.skills.map((s) => s.name).join(', ')})`).join('; ')}.`,
+      answer: `None of the agents I can reach covers that. I can ask: ${ready.map((a) => `${a.name} (${a.skills.map((s) => s.name).join(', ')})`).join('; ')}.${down}`,
       options: examples,
       data: undefined,
       metadata: { path: 'none', routed: '', failed: '', delegations: 0 },

@@ -3,6 +3,11 @@ export {
   normalise,
   CONFIDENCE_THRESHOLD,
   QUESTION_MAX_CHARS,
+  TYPO_LIMITS,
+  editDistance,
+  type Correction,
+  type Extracted,
+  type Span,
   type RulesClassifier,
   type RulesClassifierOptions,
   type IntentRule,
@@ -13,7 +18,11 @@ export {
   type Entities,
   type EntityValue,
 } from './rules.js';
+export { questionParts, QUESTION_PARTS } from './parts.js';
 export {
+  accountingNote,
+  unappliedEntities,
+  notApplied,
   createWorkflow,
   rulesModel,
   STRATEGIES,

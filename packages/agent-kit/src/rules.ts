@@ -27,9 +27,25 @@ export interface IntentRule<I extends string> {
   readonly boostedBy?: readonly string[];
 }
 
+/** Where in the normalised question something was read: [start, end) character offsets. */
+export type Span = readonly [start: number, end: number];
+
+/** An entity with the parts of the question it was read from (so those words count as used). */
+export interface Extracted {
+  readonly value: EntityValue;
+  readonly spans: readonly Span[];
+}
+
 export interface EntityExtractor {
   readonly name: string;
-  extract(question: string, normalised: string): EntityValue | undefined;
+  /** `normalised` is the question as classified (lower case, typos corrected); spans refer to it. */
+  extract(question: string, normalised: string): EntityValue | Extracted | undefined;
+}
+
+/** A typo read as a word the rules know. */
+export interface Correction {
+  readonly from: string;
+  readonly to: string;
 }
 
 export interface Classification<I extends string> {
@@ -40,6 +56,14 @@ export interface Classification<I extends string> {
   readonly complexity: Complexity;
   /** The runner-up, for "did you mean" answers when the question is ambiguous. */
   readonly alternatives: readonly { readonly intent: I; readonly confidence: number }[];
+  /**
+   * Words of the question the rules did not use (neither an entity, nor a word the agent understands), in order.
+   * Present when the classifier accounts for words (`understood` given): an answer must not pretend they were
+   * applied.
+   */
+  readonly unused?: readonly string[];
+  /** Typos read as known words ("snyc" as "sync"). */
+  readonly corrected?: readonly Correction[];
 }
 
 export interface RulesClassifierOptions<I extends string> {
@@ -48,6 +72,18 @@ export interface RulesClassifierOptions<I extends string> {
   /** The intent returned when nothing matches (confidence 0). */
   readonly fallback: I;
   readonly missingPenalty?: number;
+  /**
+   * Words and phrases the agent understands beyond its entities (list verbs, nouns, filler), as whole-word
+   * patterns. Given, the classifier accounts for every word: what neither these nor an entity's spans cover is
+   * returned as `unused`.
+   */
+  readonly understood?: readonly RegExp[];
+  /** Words a typo may be corrected to (at most one edit for 4-7 letters, two from 8; a unique nearest word only). */
+  readonly vocabulary?: readonly string[];
+  /** Words after which a name follows (never corrected as a typo): "project", "cluster", "namespace"... */
+  readonly namePrefixes?: readonly string[];
+  /** Words spelt right that are not typo targets (filler, units): never corrected. */
+  readonly known?: readonly string[];
 }
 
 /** Longest question classified; longer input is cut (bounded regex work). */
@@ -69,16 +105,115 @@ export interface RulesClassifier<I extends string> {
   classify(question: string): Classification<I>;
 }
 
+const isExtracted = (value: EntityValue | Extracted): value is Extracted => typeof value === 'object' && !Array.isArray(value);
+
+/** Words of a question, with their offsets: letters and digits, joined by . _ : / @ = + - (names, URLs, k=v). */
+const WORD = /[\p{L}\p{N}](?:[\p{L}\p{N}._:/@=+'-]*[\p{L}\p{N}/])?/gu;
+
+/** Longest word considered for typo correction, and most words corrected (bounded work on long questions). */
+export const TYPO_LIMITS = { maxWordChars: 24, maxWords: 200 } as const;
+
+/** Optimal string alignment distance, stopping early past `max` (returns max + 1). */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i += 1) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      if (i === 0) {
+        row.push(j);
+        continue;
+      }
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min((rows[i - 1]?.[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (rows[i - 1]?.[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (rows[i - 2]?.[j - 2] ?? 0) + 1);
+      row.push(d);
+      best = Math.min(best, d);
+    }
+    if (i > 0 && best > max) return max + 1;
+    rows.push(row);
+  }
+  return rows[a.length]?.[b.length] ?? max + 1;
+}
+
+/** Corrects typos towards `vocabulary`: a plain word (not part of a name, URL or k=v) with one nearest known word. */
+function correctTypos(text: string, vocabulary: ReadonlySet<string>, namePrefixes: ReadonlySet<string>, known: ReadonlySet<string>): { text: string; corrected: Correction[] } {
+  const corrected: Correction[] = [];
+  let out = '';
+  let last = 0;
+  let previous = '';
+  let seen = 0;
+  for (const match of text.matchAll(/[a-z]+(?:'[a-z]+)?/g)) {
+    const token = match[0];
+    const start = match.index;
+    const end = start + token.length;
+    const before = previous;
+    previous = token;
+    seen += 1;
+    const inName = /[\w./=@:-]/.test(text[start - 1] ?? ' ') || /^(?:[\w/=@-]|\.\w)/.test(text.slice(end, end + 2));
+    if (inName || seen > TYPO_LIMITS.maxWords || token.length < 4 || token.length > TYPO_LIMITS.maxWordChars || vocabulary.has(token) || known.has(token) || namePrefixes.has(before)) continue;
+    const max = token.length >= 8 ? 2 : 1;
+    let best: string | undefined;
+    let bestDistance = max + 1;
+    let ties = 0;
+    for (const word of vocabulary) {
+      if (word.length < 3) continue;
+      const d = editDistance(token, word, max);
+      if (d < bestDistance) {
+        best = word;
+        bestDistance = d;
+        ties = 0;
+      } else if (d === bestDistance && word !== best) ties += 1;
+    }
+    if (best === undefined || ties > 0) continue;
+    corrected.push({ from: token, to: best });
+    previous = best;
+    out += text.slice(last, start) + best;
+    last = end;
+  }
+  return { text: corrected.length === 0 ? text : out + text.slice(last), corrected };
+}
+
+/** Marks `[start, end)` as used. */
+function cover(used: Uint8Array, start: number, end: number): void {
+  used.fill(1, Math.max(0, start), Math.min(used.length, end));
+}
+
+/** The words of `text` no span covers entirely, in order, without repeats. */
+function unusedWords(text: string, used: Uint8Array): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(WORD)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    if (used.subarray(start, end).every((u) => u === 1)) continue;
+    if (!out.includes(match[0])) out.push(match[0]);
+  }
+  return out;
+}
+
 export function createRulesClassifier<I extends string>(options: RulesClassifierOptions<I>): RulesClassifier<I> {
   const penalty = options.missingPenalty ?? 0.7;
+  const vocabulary = new Set(options.vocabulary ?? []);
+  const namePrefixes = new Set(options.namePrefixes ?? []);
+  const known = new Set(options.known ?? []);
+  const understood = (options.understood ?? []).map((re) => new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`));
   return {
     classify(question) {
-      const text = normalise(question);
+      const normalised = normalise(question);
+      const { text, corrected } = vocabulary.size > 0 ? correctTypos(normalised, vocabulary, namePrefixes, known) : { text: normalised, corrected: [] };
+      const used = new Uint8Array(text.length);
       const entities: Record<string, EntityValue> = {};
       for (const extractor of options.entities) {
-        const value = extractor.extract(question.slice(0, QUESTION_MAX_CHARS), text);
-        if (value !== undefined && (typeof value === 'string' ? value.length > 0 : value.length > 0)) entities[extractor.name] = value;
+        const found = extractor.extract(question.slice(0, QUESTION_MAX_CHARS), text);
+        if (found === undefined) continue;
+        const value = isExtracted(found) ? found.value : found;
+        if (value.length === 0) continue;
+        entities[extractor.name] = value;
+        if (isExtracted(found)) for (const [start, end] of found.spans) cover(used, start, end);
       }
+      for (const re of understood) for (const match of text.matchAll(re)) cover(used, match.index, match.index + match[0].length);
+      const accounting = options.understood === undefined ? {} : { unused: unusedWords(text, used), corrected };
       const scored = options.rules
         .map((rule) => {
           if (rule.unless?.some((re) => re.test(text)) === true) return { rule, confidence: 0 };
@@ -93,7 +228,7 @@ export function createRulesClassifier<I extends string>(options: RulesClassifier
         .sort((a, b) => b.confidence - a.confidence);
       const best = scored[0];
       if (best === undefined) {
-        return { intent: options.fallback, entities, confidence: 0, complexity: 'simple', alternatives: [] };
+        return { intent: options.fallback, entities, confidence: 0, complexity: 'simple', alternatives: [], ...accounting };
       }
       return {
         intent: best.rule.intent,
@@ -101,6 +236,7 @@ export function createRulesClassifier<I extends string>(options: RulesClassifier
         confidence: Math.round(best.confidence * 100) / 100,
         complexity: best.rule.complexity,
         alternatives: scored.slice(1, 3).map((s) => ({ intent: s.rule.intent, confidence: Math.round(s.confidence * 100) / 100 })),
+        ...accounting,
       };
     },
   };

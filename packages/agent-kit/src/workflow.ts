@@ -68,6 +68,12 @@ export interface MemoryStore<M> {
 
 /** A domain agent's part: which tools answer an intent, and how results read as an answer. */
 export interface AgentDomain<I extends string, M> {
+  /**
+   * Entities that filter what is read. One of them asked for but found in no tool call the turn made is named in
+   * the answer ("I did not apply …"), so a filter is never dropped silently. Domains that account for their own
+   * filters (per intent) leave this out.
+   */
+  readonly filterEntities?: readonly string[];
   plan(classification: Classification<I>, memory: M | undefined): readonly ToolCall[];
   /** Calls that depend on what came back (e.g. the rest of a short list); asked at most FOLLOW_UP_ROUNDS times. */
   followUp?(classification: Classification<I>, results: readonly ToolResult[]): readonly ToolCall[];
@@ -160,6 +166,57 @@ export interface TurnResult<I extends string> {
   readonly cached: boolean;
 }
 
+/**
+ * What every answer says it did not do, whatever the domain: the words of the question the rules did not
+ * understand (so never applied), and the typos it read as other words.
+ */
+export function accountingNote<I extends string>(c: Classification<I> | undefined): string {
+  if (c === undefined) return '';
+  const parts: string[] = [];
+  const unused = c.unused ?? [];
+  if (unused.length > 0) parts.push(`I did not understand ${unused.map((w) => `"${w}"`).join(', ')} in your question, so this answer does not take ${unused.length === 1 ? 'it' : 'them'} into account.`);
+  const corrected = c.corrected ?? [];
+  if (corrected.length > 0) parts.push(`(Read ${corrected.map((t) => `"${t.from}" as "${t.to}"`).join(', ')}.)`);
+  return parts.join(' ');
+}
+
+/** Filter entities of the question whose values are in no tool call the turn made (exact values, any argument). */
+export function unappliedEntities<I extends string>(c: Classification<I> | undefined, names: readonly string[], results: readonly ToolResult[]): string[] {
+  if (c === undefined || names.length === 0 || results.length === 0) return [];
+  const used = new Set<string>();
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(collect);
+    else if (value !== null && typeof value === 'object') {
+      for (const [key, v] of Object.entries(value)) {
+        collect(v);
+        // {cabled: false} applies "cabled=false".
+        if (v !== null && typeof v !== 'object') used.add(`${key}=${String(v)}`.toLowerCase());
+      }
+    }
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      const text = String(value).toLowerCase();
+      used.add(text);
+      // A read_result filter ("status=offline") applies its value.
+      for (const part of text.split(/[,&]/)) used.add(part.slice(part.indexOf('=') + 1));
+    }
+  };
+  for (const r of results) collect(r.call.args);
+  const out: string[] = [];
+  for (const name of names) {
+    const value = c.entities[name];
+    if (value === undefined) continue;
+    const values = typeof value === 'string' ? [value] : value;
+    if (values.some((v) => !used.has(v.toLowerCase()))) out.push(`${name} ${values.join(', ')}`);
+  }
+  return out;
+}
+
+/** The `not_applied` list a domain put in its answer's data, if any. */
+export function notApplied(data: Readonly<Record<string, unknown>> | undefined): string[] {
+  const value = data?.not_applied;
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
 function toError(error: unknown): WorkflowError {
   if (isFlotillaError(error)) return { code: error.code, message: error.message, remedy: error.remedy };
   return { code: 'internal', message: `the agent failed unexpectedly (${describeError(error)})`, remedy: 'Ask again; if it keeps failing, the error is in the logs.' };
@@ -180,6 +237,8 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     if (cache === undefined || asksForFreshData(question)) return undefined;
     const classification = await options.model.classify(question);
     if (classification.confidence < CONFIDENCE_THRESHOLD || !cache.cacheableIntents.includes(classification.intent)) return undefined;
+    // Words the rules did not understand are not in the key: such a question must never get another one's answer.
+    if ((classification.unused ?? []).length > 0) return undefined;
     return answerKey(classification);
   };
   const answerBudget = options.answerMaxTokens ?? WORKFLOW_LIMITS.answerMaxTokens;
@@ -299,12 +358,18 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
           contextId: state.contextId,
           capabilities: options.capabilities,
         });
-        let text = answer.text;
+        const unapplied = unappliedEntities(state.classification, options.domain.filterEntities ?? [], state.toolResults);
+        const note = [accountingNote(state.classification), unapplied.length === 0 ? '' : `I did not apply ${unapplied.join('; ')}: this answer is not filtered by ${unapplied.length === 1 ? 'it' : 'them'}.`]
+          .filter((n) => n !== '')
+          .join(' ');
+        let text = note === '' ? answer.text : `${note}\n${answer.text}`;
         if (options.counter.count(text) > answerMax) {
           const note = '\n… (cut to the answer budget; ask for a narrower view or the next page)';
           text = options.counter.truncate(text, answerMax - options.counter.count(note)) + note;
         }
-        return { response: text, userOptions: [...answer.options], memory: answer.memory, data: answer.data };
+        const unused = state.classification?.unused ?? [];
+        const data = unused.length + unapplied.length === 0 ? answer.data : { ...(answer.data ?? {}), not_applied: [...unused.map((w) => `"${w}"`), ...unapplied, ...notApplied(answer.data)] };
+        return { response: text, userOptions: [...answer.options], memory: answer.memory, data };
       } catch (error) {
         const e = toError(error);
         return { response: `I could not answer that: ${e.message}.`, userOptions: [], error: e };

@@ -30,9 +30,10 @@ export function executionMode(mode: ExecutionMode | undefined, provider: LlmProv
   return chosen;
 }
 
-/** True when the rules can answer without a model: a simple, known intent, classified with confidence. */
+/** True when the rules can answer without a model: a simple, known intent, classified with confidence, every word used. */
 export function isFastPath<I extends string>(classification: Classification<I>): boolean {
-  return classification.confidence >= CONFIDENCE_THRESHOLD && classification.complexity === 'simple' && classification.intent !== 'unknown';
+  // Words the rules did not understand go to the model, which may: the rules would only say what they ignored.
+  return classification.confidence >= CONFIDENCE_THRESHOLD && classification.complexity === 'simple' && classification.intent !== 'unknown' && (classification.unused ?? []).length === 0;
 }
 
 /** True when a rules turn did not really answer (an error, an unsure or unsupported question, a tool that failed). */

@@ -1,5 +1,10 @@
 export { createRng, type Rng } from './prng.js';
-export { generateArgoEstate, ARGO_ESTATE_DEFAULTS, ArgoEstateOptionsSchema, type ArgoEstateOptions } from './argocd/data.js';
+export { generateArgoEstate, estateEpoch, ARGO_ESTATE_DEFAULTS, ArgoEstateOptionsSchema, type ArgoEstateOptions } from './argocd/data.js';
+export { ARGO_ESTATE_EPOCH } from './argocd/words.js';
+export { TREE_LIMITS } from './argocd/live.js';
+export { LOG_LIMITS } from './argocd/logs.js';
+export { EVENTS_PER_OBJECT_MAX } from './argocd/events.js';
+export { sanitizeCluster } from './argocd/clusters.js';
 export type {
   ArgoEstate,
   ArgoApplication,
@@ -11,6 +16,7 @@ export type {
   ArgoSource,
   ArgoDestination,
   ObjectMeta,
+  ManagedFieldsEntry,
   ResourceStatus,
 } from './argocd/types.js';
 export {
@@ -29,6 +35,7 @@ export {
   startArgoCdSimulator,
   type ArgoCdSimulatorOptions,
   type ArgoFaults,
+  type ArgoLogOptions,
   type RunningSimulator,
   type SimulatorStats,
 } from './argocd/server.js';

@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { FlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics, UpstreamOutcome, UpstreamSystem } from '@flotilla/metrics';
-import { DEFAULT_MAX_VALUE_BYTES, JsonBodyError, JsonItemsSplitter, JsonValueTooLarge } from './json-items.js';
+import { DEFAULT_MAX_VALUE_BYTES, JsonBodyError, JsonItemsSplitter, JsonValueTooLarge, type OversizedItems } from './json-items.js';
+import { LineSplitter, type OversizedLinePolicy, type SplitLine } from './lines.js';
 import { parseRetryAfter, type TokenBucket } from './rate-limit.js';
 import { CIRCUIT_DEFAULTS, CIRCUIT_STATES, CircuitBreaker, type CircuitOptions } from './circuit.js';
 
@@ -56,10 +57,14 @@ export interface UpstreamRequest<S extends z.ZodType> {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** How a body is consumed: buffered and parsed whole (objects), or split item by item (lists). */
+/** How a body is consumed: buffered and parsed whole (objects), split item by item (lists), or line by line. */
 interface BodyReader<T> {
   push(chunk: Buffer): void;
   finish(): T;
+  /** True once the reader wants no more of the body: the response is abandoned there (its connection closed). */
+  readonly done?: boolean;
+  /** The reader stops by itself at a byte limit no larger than maxBodyBytes (a line read), instead of failing. */
+  readonly stopsWithinBodyCap?: boolean;
 }
 
 export interface UpstreamHttpOptions {
@@ -89,6 +94,9 @@ export interface UpstreamHttpOptions {
 function upstreamMessage(text: string): { message: string | undefined; grpcCode: number | undefined } {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;
+    // grpc-gateway's stream error chunk, also its answer to a stream that failed before its first message.
+    const nested = streamErrorOf(body);
+    if (nested !== undefined) return { message: nested.message.slice(0, 300), grpcCode: nested.grpcCode };
     let message = typeof body.message === 'string' ? body.message : typeof body.detail === 'string' ? body.detail : body.error;
     if (typeof message !== 'string') {
       const fields = Object.entries(body)
@@ -127,6 +135,50 @@ class Attempt extends Error {
 /** Items of a list body; `null` items (Argo CD's empty list) give []. */
 export interface UpstreamListRequest<S extends z.ZodType> extends Omit<UpstreamRequest<S>, 'schema'> {
   readonly itemSchema: S;
+  /** The top-level member holding the items (getList: `items` by default; Argo CD's resource tree: `nodes`). */
+  readonly listKey?: string;
+  /** An item over `maxValueBytes`: refused (the default), or skipped unread and reported (getItems). */
+  readonly oversizedItems?: 'refuse' | 'skip';
+}
+
+/** A list read by getItems: its items, and the items skipped for their size. */
+export interface UpstreamItems<T> {
+  readonly items: T[];
+  readonly oversized: OversizedItems;
+}
+
+/** Why a line read stopped. */
+export type LineReadStop = 'end' | 'max_lines' | 'max_bytes' | 'selected';
+
+/** What `select` says of one parsed line: keep it, skip it (not kept, not counted against maxLines), or stop reading there. */
+export type LineVerdict = 'keep' | 'skip' | 'stop';
+
+/**
+ * A streamed body of one JSON value per line (grpc-gateway's server streams: `{"result": {...}}\n` per message).
+ * Each line is parsed and validated with `lineSchema` as it arrives; the read stops early, abandoning the
+ * response, once `maxLines` lines were kept and another keepable one arrived, or `maxBytes` were read.
+ */
+export interface UpstreamLinesRequest<S extends z.ZodType> extends Omit<UpstreamRequest<S>, 'schema'> {
+  readonly lineSchema: S;
+  /** Lines kept at most (1 to maxItems); a further keepable line stops the read with `max_lines`. */
+  readonly maxLines: number;
+  /** Bytes read at most (at most maxBodyBytes, the default); past them the read stops with `max_bytes`, the partial line dropped. */
+  readonly maxBytes?: number | undefined;
+  /** Lines over `maxValueBytes`: refused (the default: `upstream_too_large` naming `line N`) or skipped and counted. */
+  readonly oversizedLines?: OversizedLinePolicy | undefined;
+  /** Decides per parsed line (filters, an end marker); without it every line is kept. */
+  readonly select?: ((line: z.output<NoInfer<S>>) => LineVerdict) | undefined;
+}
+
+/** The outcome of a line read: the kept lines, and how much was read and why it stopped. */
+export interface UpstreamLines<T> {
+  readonly items: T[];
+  /** Lines parsed (kept, skipped by `select`, and the one that stopped the read). */
+  readonly linesRead: number;
+  readonly bytesRead: number;
+  readonly stopped: LineReadStop;
+  /** Lines over `maxValueBytes` skipped unread (oversizedLines 'skip'). */
+  readonly oversizedSkipped: number;
 }
 
 /** One page of a paged list (NetBox's `{count, next, previous, results: [...]}`): its items and its small members. */
@@ -216,7 +268,92 @@ export class UpstreamHttp {
    * top-level members are skipped unread; no item nor member may pass `maxValueBytes`.
    */
   async getList<S extends z.ZodType>(request: UpstreamListRequest<S>): Promise<z.output<S>[]> {
-    return (await this.readList(request, 'items', undefined)).items;
+    return (await this.readList(request, request.listKey ?? 'items', undefined)).items;
+  }
+
+  /**
+   * getList that also says which items it skipped: with `oversizedItems: 'skip'` an item over `maxValueBytes` is
+   * passed over byte by byte, never held, and reported with its path and first bytes instead of failing the list.
+   */
+  async getItems<S extends z.ZodType>(request: UpstreamListRequest<S>): Promise<UpstreamItems<z.output<S>>> {
+    const read = await this.readList(request, request.listKey ?? 'items', undefined);
+    return { items: read.items, oversized: read.oversized };
+  }
+
+  /**
+   * GET a stream of JSON lines, parsed and validated one line at a time, holding at most one partial line of at
+   * most `maxValueBytes`. Stops early, closing the connection and releasing its slot, once `maxLines` lines were
+   * kept and another keepable one arrived (`max_lines`), once `maxBytes` were read (`max_bytes`), or when `select`
+   * says stop. A line `{"error": ...}` (grpc-gateway's stream error chunk) ends the read with that error, mapped
+   * as an HTTP error with its code would be. A line that is not JSON or not of `lineSchema` is refused, naming its
+   * number; a last line cut off without its newline is a cut-off stream (retried like one). Not shared with
+   * identical requests (each caller selects its own lines); the caller's signal aborts the request itself.
+   */
+  getLines<S extends z.ZodType>(request: UpstreamLinesRequest<S>): Promise<UpstreamLines<z.output<S>>> {
+    const { limits } = this.options;
+    if (!Number.isInteger(request.maxLines) || request.maxLines < 1 || request.maxLines > limits.maxItems) {
+      throw new RangeError(`maxLines must be a whole number from 1 to ${limits.maxItems}`);
+    }
+    const maxBytes = Math.min(request.maxBytes ?? limits.maxBodyBytes, limits.maxBodyBytes);
+    const reader = (): BodyReader<UpstreamLines<z.output<S>>> => {
+      const splitter = new LineSplitter({ maxLineBytes: limits.maxValueBytes, oversized: request.oversizedLines ?? 'refuse' });
+      const items: z.output<S>[] = [];
+      let linesRead = 0;
+      let bytesRead = 0;
+      let stopped: LineReadStop = 'end';
+      let done = false;
+      const take = (line: SplitLine, last: boolean): void => {
+        let json: unknown;
+        try {
+          json = JSON.parse(line.text);
+        } catch {
+          // The last line without its newline, unparseable: the stream was cut off mid-line.
+          if (last) throw new StreamCutOff(`the stream ended in the middle of line ${line.number}`);
+          throw new ShapeError(undefined, `line ${line.number}`, 'not JSON');
+        }
+        const streamError = streamErrorOf(json);
+        if (streamError !== undefined) throw new StreamErrorLine(streamError, line.number);
+        const parsed = request.lineSchema.safeParse(json);
+        if (!parsed.success) throw new ShapeError(parsed.error, `line ${line.number}`);
+        linesRead += 1;
+        const verdict = request.select?.(parsed.data) ?? 'keep';
+        if (verdict === 'skip') return;
+        if (verdict === 'stop' || items.length >= request.maxLines) {
+          stopped = verdict === 'stop' ? 'selected' : 'max_lines';
+          done = true;
+          return;
+        }
+        items.push(parsed.data);
+      };
+      return {
+        get done() {
+          return done;
+        },
+        stopsWithinBodyCap: true,
+        push: (chunk) => {
+          if (done) return;
+          const room = maxBytes - bytesRead;
+          const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+          bytesRead += part.length;
+          for (const line of splitter.push(part)) {
+            take(line, false);
+            if (done) return;
+          }
+          if (part.length < chunk.length) {
+            stopped = 'max_bytes';
+            done = true;
+          }
+        },
+        finish: () => {
+          if (!done) {
+            const rest = splitter.end();
+            if (rest !== undefined) take(rest, true);
+          }
+          return { items, linesRead, bytesRead, stopped, oversizedSkipped: splitter.skipped };
+        },
+      };
+    };
+    return this.withSlot(() => this.withRetries(request, reader));
   }
 
   /**
@@ -228,11 +365,17 @@ export class UpstreamHttp {
     return this.readList(request, request.listKey, request.scalarsSchema, request.pageSize);
   }
 
-  private readList<S extends z.ZodType, M extends z.ZodObject>(request: UpstreamListRequest<S>, listKey: string, scalarsSchema: M | undefined, pageSize?: number): Promise<UpstreamPage<z.output<S>, z.output<M>>> {
+  private readList<S extends z.ZodType, M extends z.ZodObject>(
+    request: UpstreamListRequest<S>,
+    listKey: string,
+    scalarsSchema: M | undefined,
+    pageSize?: number,
+  ): Promise<UpstreamPage<z.output<S>, z.output<M>> & { readonly oversized: OversizedItems }> {
     const { limits, logger } = this.options;
     const maxItems = Math.min(limits.maxItems, pageSize ?? limits.maxItems);
+    // Whether oversized items are skipped changes the answer: only requests that agree on it share one.
     return this.shared(request, () => {
-      const splitter = new JsonItemsSplitter({ listKey, capture: scalarsSchema === undefined ? [] : Object.keys(scalarsSchema.shape), maxValueBytes: limits.maxValueBytes });
+      const splitter = new JsonItemsSplitter({ listKey, capture: scalarsSchema === undefined ? [] : Object.keys(scalarsSchema.shape), maxValueBytes: limits.maxValueBytes, oversizedItems: request.oversizedItems });
       const items: z.output<S>[] = [];
       return {
         push: (chunk) => {
@@ -252,19 +395,19 @@ export class UpstreamHttp {
             if (!parsed.success) throw new ShapeError(parsed.error);
             scalars = parsed.data;
           }
-          logger.debug({ operation: request.operation, items: items.length, peakHeldBytes: splitter.peakHeldBytes }, 'list read item by item');
-          return { items, scalars };
+          logger.debug({ operation: request.operation, items: items.length, peakHeldBytes: splitter.peakHeldBytes, oversized: splitter.oversized.count }, 'list read item by item');
+          return { items, scalars, oversized: splitter.oversized };
         },
       };
-    });
+    }, request.oversizedItems === 'skip' ? ' skipping oversized' : '');
   }
 
   /**
    * One upstream request per distinct (operation, URL) at a time, at most `maxConcurrent` in flight. The shared
    * request is not tied to any caller's signal; a caller that aborts just stops waiting for it.
    */
-  private shared<T>(request: Omit<UpstreamRequest<z.ZodType>, 'schema'>, reader: () => BodyReader<T>): Promise<T> {
-    const key = `${request.operation} ${request.path}?${request.query?.toString() ?? ''}`;
+  private shared<T>(request: Omit<UpstreamRequest<z.ZodType>, 'schema'>, reader: () => BodyReader<T>, variant = ''): Promise<T> {
+    const key = `${request.operation}${variant} ${request.path}?${request.query?.toString() ?? ''}`;
     let shared = this.inflight.get(key) as Promise<T> | undefined;
     if (shared === undefined) {
       const created = this.withSlot(() => this.withRetries({ ...request, signal: undefined }, reader));
@@ -332,7 +475,14 @@ export class UpstreamHttp {
         // A Retry-After already paused the shared limiter, which the next attempt waits on; without one, wait here.
         const wait = error.retryAfterMs === undefined ? jittered : this.options.rateLimiter === undefined ? error.retryAfterMs + jittered : 0;
         this.options.logger.warn({ operation: request.operation, attempt: attempt + 1, waitMs: wait, err: error.message }, 'retrying upstream request');
-        await pause(wait);
+        try {
+          await pause(wait);
+        } catch (cause) {
+          // A caller's signal (line reads pass theirs) ends the wait: the call is cancelled, not failed.
+          const signal: AbortSignal | undefined = request.signal;
+          if (signal !== undefined && aborted(signal)) throw cancelled(signal);
+          throw cause;
+        }
       }
     }
   }
@@ -373,7 +523,7 @@ export class UpstreamHttp {
     const garbled = (cause: unknown): Attempt =>
       // Only the list reader's own reasons are quoted: JSON.parse's quote the body.
       fail('bad_response', true, new FlotillaError('upstream_bad_response', cause instanceof JsonBodyError
-        ? `${displayName} sent a body that is not a list document: ${cause.message} (${bytes} bytes)`
+        ? `${displayName} sent a body that is not ${cause instanceof StreamCutOff ? 'a whole stream' : 'a list document'}: ${cause.message} (${bytes} bytes)`
         : `${displayName} sent a body that is not valid JSON (${bytes} bytes; cut off?)`, {
         remedy: 'Try again; if it keeps happening, check the proxy between Flotilla and the upstream.',
         cause,
@@ -418,11 +568,13 @@ export class UpstreamHttp {
         for await (const chunk of response.body) {
           const buffer = Buffer.from(chunk as Uint8Array);
           bytes += buffer.length;
-          if (bytes > limits.maxBodyBytes) {
+          if (bytes > limits.maxBodyBytes && reader.stopsWithinBodyCap !== true) {
             await response.body.cancel().catch(() => undefined);
             throw fail('too_large', false, tooLarge(displayName, bytes, limits.maxBodyBytes));
           }
           reader.push(buffer);
+          // Leaving the loop cancels the body: the connection is closed, the rest never sent or read.
+          if (reader.done === true) break;
         }
       }
       const value = reader.finish();
@@ -430,6 +582,13 @@ export class UpstreamHttp {
       return value;
     } catch (error) {
       if (error instanceof Attempt) throw error;
+      if (error instanceof StreamErrorLine) {
+        await response.body?.cancel().catch(() => undefined);
+        throw this.statusFailure(error.status, `${error.message} (line ${error.line} of the stream)`, error.grpcCode, fail);
+      }
+      if (request.signal?.aborted === true) {
+        throw fail('network_error', false, new FlotillaError('upstream_unavailable', 'request cancelled', { cause: error }));
+      }
       if (error instanceof ShapeError) {
         throw fail('bad_response', false, new FlotillaError('upstream_bad_response', `${displayName} answered ${request.operation} with an unexpected shape: ${error.message}`, {
           remedy: `Check that the ${displayName} version is supported.`,
@@ -520,6 +679,9 @@ export class UpstreamHttp {
   }
 }
 
+/** Read through a call: TypeScript keeps a property narrowed across an await that may change it. */
+const aborted = (signal: AbortSignal): boolean => signal.aborted;
+
 function cancelled(signal: AbortSignal): FlotillaError {
   return new FlotillaError('upstream_unavailable', 'the request was cancelled', { remedy: 'Ask again if you still need the answer.', cause: signal.reason });
 }
@@ -537,6 +699,46 @@ class ShapeError extends Error {
     const issue = zod?.issues[0];
     const where = [at, ...(issue?.path.map(String) ?? [])].filter((part) => part !== '').join('.');
     super(`${problem ?? issue?.message ?? 'invalid'} at ${where}`);
+  }
+}
+
+/** A line stream that ended in the middle of a line (cut off on the way: worth another try). */
+class StreamCutOff extends JsonBodyError {}
+
+/** grpc-gateway's error chunk in a stream (`{"error": {grpc_code, http_code, message}}`), or a unary error body. */
+interface StreamError {
+  readonly message: string;
+  readonly grpcCode: number | undefined;
+  readonly httpStatus: number | undefined;
+}
+
+/** HTTP statuses grpc-gateway gives gRPC codes, for a stream error that carries only its gRPC code. */
+const GRPC_HTTP_STATUS: Readonly<Record<number, number>> = { 1: 499, 2: 500, 3: 400, 4: 504, 5: 404, 6: 409, 7: 403, 8: 429, 9: 400, 10: 409, 11: 400, 12: 501, 13: 500, 14: 503, 15: 500, 16: 401 };
+
+/** The error a value carries as grpc-gateway writes one in a stream: `{"error": {...}}` with no `result`. */
+function streamErrorOf(value: unknown): StreamError | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const body = value as Record<string, unknown>;
+  const error = body.error;
+  if ('result' in body || error === null || typeof error !== 'object' || Array.isArray(error)) return undefined;
+  const inner = error as Record<string, unknown>;
+  const grpcCode = typeof inner.grpc_code === 'number' ? inner.grpc_code : typeof inner.code === 'number' ? inner.code : undefined;
+  const httpStatus = typeof inner.http_code === 'number' ? inner.http_code : undefined;
+  const message = typeof inner.message === 'string' && inner.message !== '' ? inner.message : `gRPC code ${grpcCode ?? 'unknown'}`;
+  return { message, grpcCode, httpStatus };
+}
+
+/** A stream that reported an error in one of its lines. */
+class StreamErrorLine extends Error {
+  readonly status: number;
+  readonly grpcCode: number | undefined;
+  constructor(
+    error: StreamError,
+    readonly line: number,
+  ) {
+    super(error.message.slice(0, 300));
+    this.grpcCode = error.grpcCode;
+    this.status = error.httpStatus ?? (error.grpcCode === undefined ? 500 : (GRPC_HTTP_STATUS[error.grpcCode] ?? 500));
   }
 }
 

@@ -7,6 +7,11 @@ export {
   type UpstreamListRequest,
   type UpstreamPageRequest,
   type UpstreamPage,
+  type UpstreamLinesRequest,
+  type UpstreamLines,
+  type LineReadStop,
+  type LineVerdict,
+  type UpstreamItems,
 } from './http.js';
 export {
   JsonItemsSplitter,
@@ -16,7 +21,11 @@ export {
   JSON_KEY_CAP_BYTES,
   JSON_SCALAR_CAP_BYTES,
   JSON_MAX_DEPTH,
+  OVERSIZED_HEAD_BYTES,
+  OVERSIZED_SAMPLES,
+  type OversizedItems,
   type JsonItemsOptions,
 } from './json-items.js';
 export { TokenBucket, RATE_LIMIT_DEFAULTS, parseRetryAfter, type RateLimitSettings, type RateLimiterOptions } from './rate-limit.js';
 export { CircuitBreaker, CIRCUIT_DEFAULTS, CIRCUIT_STATES, type CircuitOptions, type CircuitState } from './circuit.js';
+export { LineSplitter, type LineSplitterOptions, type OversizedLinePolicy, type SplitLine } from './lines.js';

@@ -244,3 +244,30 @@ describe('JsonItemsSplitter', () => {
     expect(split(`{"items":[${'['.repeat(depth)}${']'.repeat(depth)}]}`, [5]).items).toHaveLength(1);
   });
 });
+
+describe('JsonItemsSplitter skipping oversized items', () => {
+  it('skips an item past the cap in any chunking, holding none of it, and keeps the items around it', () => {
+    const big = { kind: 'ConfigMap', name: 'huge', data: { blob: 'é'.repeat(3_000), list: [1, [2, { x: '}]' }]] } };
+    const body = Buffer.from(JSON.stringify({ items: [{ name: 'a' }, big, { name: 'c' }, big], other: 1 }), 'utf8');
+    for (const sizes of [[1], [3, 17], [4_096], [body.length]]) {
+      const splitter = new JsonItemsSplitter({ maxValueBytes: 1_024, oversizedItems: 'skip' });
+      const items: unknown[] = [];
+      let peak = 0;
+      let at = 0;
+      for (let i = 0; at < body.length; i += 1) {
+        const size = sizes[i % sizes.length] ?? 1;
+        for (const item of splitter.push(body.subarray(at, at + size))) items.push(JSON.parse(item));
+        peak = Math.max(peak, splitter.heldBytes);
+        at += size;
+      }
+      expect(items).toEqual([{ name: 'a' }, { name: 'c' }]);
+      expect(splitter.complete).toBe(true);
+      expect(peak).toBeLessThanOrEqual(1_024 + 4_096);
+      expect(splitter.oversized.count).toBe(2);
+      expect(splitter.oversized.samples.map((s) => s.path)).toEqual(['items[1]', 'items[3]']);
+      expect(splitter.oversized.samples[0]?.head.startsWith('{"kind":"ConfigMap","name":"huge"')).toBe(true);
+    }
+    // Other members over the cap are still refused.
+    expect(() => new JsonItemsSplitter({ maxValueBytes: 16, oversizedItems: 'skip' }).push(Buffer.from('{"blob":"' + 'x'.repeat(100) + '","items":[]}'))).toThrow(JsonValueTooLarge);
+  });
+});

@@ -34,6 +34,24 @@ export interface JsonItemsOptions {
   readonly capture?: readonly string[];
   /** Largest item, or other top-level member value, in bytes (DEFAULT_MAX_VALUE_BYTES). */
   readonly maxValueBytes?: number;
+  /**
+   * An item over `maxValueBytes`: refused (the default), or skipped from there to its end byte by byte, never
+   * held, and reported in `oversized` with its path and its first OVERSIZED_HEAD_BYTES (where an object's
+   * identifying fields usually are).
+   */
+  readonly oversizedItems?: 'refuse' | 'skip';
+}
+
+/** Bytes of a skipped item's beginning kept to say which item it was. */
+export const OVERSIZED_HEAD_BYTES = 512;
+/** Skipped items described (path and head); more are only counted. */
+export const OVERSIZED_SAMPLES = 20;
+
+/** Items over the cap that a skipping splitter passed over. */
+export interface OversizedItems {
+  count: number;
+  /** The first OVERSIZED_SAMPLES: path (`items[3]`) and the item's first bytes as text (cut anywhere). */
+  readonly samples: { readonly path: string; readonly head: string }[];
 }
 
 // What the next byte outside a string may be.
@@ -55,6 +73,7 @@ const NO_UNIT = 0;
 const ITEM = 1; // an element of the list: collected, then emitted
 const MEMBER = 2; // another top-level member: skipped while counting
 const CAPTURE = 3; // a captured top-level scalar: collected up to JSON_SCALAR_CAP_BYTES
+const SKIPPED_ITEM = 4; // an element of the list over the cap, with oversizedItems 'skip': counted, not collected
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -80,6 +99,9 @@ export class JsonItemsSplitter {
   private readonly listKey: string;
   private readonly capture: ReadonlySet<string>;
   private readonly maxValueBytes: number;
+  private readonly skipOversized: boolean;
+  /** Items skipped for their size (oversizedItems 'skip'). */
+  readonly oversized: OversizedItems = { count: 0, samples: [] };
 
   private mode = VALUE;
   private depth = 0;
@@ -115,6 +137,7 @@ export class JsonItemsSplitter {
     this.listKey = options.listKey ?? 'items';
     this.capture = new Set(options.capture ?? []);
     this.maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
+    this.skipOversized = options.oversizedItems === 'skip';
     for (const name of [this.listKey, ...this.capture]) {
       if (name.length > MAX_NAME_LENGTH) throw new RangeError(`"${name}" is longer than ${MAX_NAME_LENGTH} characters`);
     }
@@ -129,7 +152,7 @@ export class JsonItemsSplitter {
     let nextBackslash = -1;
     let i = 0;
     while (i < length) {
-      this.checkUnit(i);
+      this.checkUnit(i, chunk);
       const byte = chunk[i] as number;
       const mode = this.mode;
       if (mode === STRING) {
@@ -211,7 +234,7 @@ export class JsonItemsSplitter {
           throw new JsonBodyError('unexpected data after the end of the JSON document');
       }
     }
-    this.checkUnit(length);
+    this.checkUnit(length, chunk);
     // Keep the bytes of an item or captured scalar that continues in the next chunk.
     if (this.collectFrom >= 0) {
       this.hold(chunk.subarray(this.collectFrom));
@@ -258,9 +281,23 @@ export class JsonItemsSplitter {
     this.heldLength = needed;
   }
 
-  /** Refuses the item or member being read once the bytes before `at` of the chunk take it past its cap. */
-  private checkUnit(at: number): void {
-    if (this.unit !== NO_UNIT && this.base + at - this.unitStart > this.unitCap) throw this.tooLarge(this.base + at);
+  /**
+   * Refuses the item or member being read once the bytes before `at` of the chunk take it past its cap; with
+   * oversizedItems 'skip', an item is instead dropped there and skipped to its end.
+   */
+  private checkUnit(at: number, chunk?: Buffer): void {
+    if (this.unit === NO_UNIT || this.base + at - this.unitStart <= this.unitCap) return;
+    if (this.unit !== ITEM || !this.skipOversized || chunk === undefined) throw this.tooLarge(this.base + at);
+    this.oversized.count += 1;
+    if (this.oversized.samples.length < OVERSIZED_SAMPLES) {
+      const head = this.heldLength > 0 ? this.held.subarray(0, Math.min(this.heldLength, OVERSIZED_HEAD_BYTES)) : chunk.subarray(this.collectFrom, Math.min(at, this.collectFrom + OVERSIZED_HEAD_BYTES));
+      this.oversized.samples.push({ path: `${this.listKey}[${String(this.labels[1])}]`, head: head.toString('utf8') });
+    }
+    this.unit = SKIPPED_ITEM;
+    this.unitCap = Number.POSITIVE_INFINITY;
+    this.collectFrom = -1;
+    this.held = EMPTY;
+    this.heldLength = 0;
   }
 
   private keepKeyByte(byte: number): void {
@@ -311,7 +348,7 @@ export class JsonItemsSplitter {
 
   /** The container closed by the byte before `end` ends, with the value it is. */
   private close(kind: number, chunk: Buffer, end: number, out: string[]): void {
-    this.checkUnit(end);
+    this.checkUnit(end, chunk);
     if (this.kinds[this.depth - 1] !== kind) throw new JsonBodyError('mismatched brackets');
     this.depth -= 1;
     if (this.depth === 1 && this.inList) this.inList = false;
@@ -332,12 +369,12 @@ export class JsonItemsSplitter {
 
   /** A value ended just before `end` of the chunk; an item or captured scalar it completes is read out. */
   private valueDone(chunk: Buffer, end: number, out: string[]): void {
-    this.checkUnit(end);
+    this.checkUnit(end, chunk);
     this.mode = this.depth === 0 ? END : AFTER;
-    if (this.unit === NO_UNIT || this.depth !== (this.unit === ITEM ? 2 : 1)) return;
+    if (this.unit === NO_UNIT || this.depth !== (this.unit === ITEM || this.unit === SKIPPED_ITEM ? 2 : 1)) return;
     const unit = this.unit;
     this.unit = NO_UNIT;
-    if (unit === MEMBER) return;
+    if (unit === MEMBER || unit === SKIPPED_ITEM) return;
     const tail = chunk.subarray(this.collectFrom, end);
     let text: string;
     if (this.heldLength === 0) text = tail.toString('utf8');

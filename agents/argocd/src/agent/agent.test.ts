@@ -91,7 +91,7 @@ describe('Argo CD agent workflow (rules model, tools over MCP)', () => {
     expect(attention.strategy).toBe('complex');
     expect(attention.toolCalls).toBe(2);
     expect(attention.answer).toContain('Out of sync:');
-    expect(attention.answer).toContain('Degraded:');
+    expect(attention.answer).toContain('Not healthy:');
   });
 
   it('answers what it cannot do with options, and turns tool errors into clear answers', async () => {

@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { createWorkflow, type AnswerCacheStore, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
+import { createWorkflow, questionParts, type AnswerCacheStore, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore, type TurnResult } from '@flotilla/agent-kit';
 import type { TokenCounter } from '@flotilla/tokens';
-import { argoCdDomain, type ArgoMemory } from './domain.js';
+import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
 
 
@@ -24,13 +24,45 @@ export interface ArgoCdAgentOptions {
   readonly answerCache?: AnswerCacheStore<CachedTurn<ArgoIntent, ArgoMemory>> | undefined;
   /** What the next turn of a conversation needs ("next page"); in memory by default, Redis to share it between replicas. */
   readonly memoryStore?: MemoryStore<ArgoMemory> | undefined;
+  /** The clock "in the last hour" is measured from (Date.now by default; fixed in tests and benchmarks). */
+  readonly now?: (() => number) | undefined;
 }
 
-/** The Argo CD agent: the kit's workflow with the Argo CD intents, plans and presentation rules. */
+/** A later part with no subject of its own ("…, and which are unhealthy?") continues the list before it. */
+const OWN_SUBJECT = /\b(apps?|applications?|deployments?|services|workloads?|projects?|clusters?|application ?sets?|appsets?)\b/;
+const SCOPE_ENTITIES = ['project', 'cluster', 'namespace', 'env', 'team', 'label', 'repo', 'name_contains', 'application', 'query'];
+const LIST_INTENTS: readonly (ArgoIntent | undefined)[] = ['list_applications', 'refine', 'attention', 'search'];
+
+/** One answer of several parts: each numbered, the counts summed, the last part's follow-ups. */
+function combine(turns: readonly TurnResult<ArgoIntent>[]): TurnResult<ArgoIntent> {
+  const [first] = turns;
+  const last = turns[turns.length - 1];
+  if (first === undefined || last === undefined) throw new Error('combine needs at least one turn');
+  return {
+    ...first,
+    answer: turns.map((t, i) => `${i + 1}. ${t.answer}`).join('\n\n'),
+    options: last.options,
+    entities: Object.assign({}, ...turns.map((t) => t.entities)) as TurnResult<ArgoIntent>['entities'],
+    confidence: Math.min(...turns.map((t) => t.confidence)),
+    toolCalls: turns.reduce((n, t) => n + t.toolCalls, 0),
+    toolErrors: turns.reduce((n, t) => n + t.toolErrors, 0),
+    error: turns.find((t) => t.error !== undefined)?.error,
+    limitations: turns.flatMap((t) => t.limitations),
+    data: Object.assign({}, ...turns.map((t) => t.data ?? {})) as Record<string, unknown>,
+    cached: turns.every((t) => t.cached),
+  };
+}
+
+/**
+ * The Argo CD agent: the kit's workflow with the Argo CD intents, plans and presentation rules. A question of
+ * several parts is answered part by part in the same conversation; a later part without a subject of its own
+ * ("…, and which are unhealthy?") narrows the list of the part before it.
+ */
 export function createArgoCdAgent(options: ArgoCdAgentOptions) {
-  return createWorkflow({
-    model: options.model ?? rulesModel(createArgoCdClassifier()),
-    domain: argoCdDomain,
+  const classifier = createArgoCdClassifier({ now: options.now });
+  const workflow = createWorkflow({
+    model: options.model ?? rulesModel(classifier),
+    domain: createArgoCdDomain({ hasTool: options.capabilities === undefined ? undefined : (name) => options.capabilities?.has(name) === true }),
     callTool: mcpToolCaller(options.mcp),
     counter: options.counter,
     checkpointer: options.checkpointer,
@@ -39,4 +71,24 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     answerCache: options.answerCache === undefined ? undefined : { cache: options.answerCache, cacheableIntents: CACHEABLE_INTENTS },
     memoryStore: options.memoryStore,
   });
+  return {
+    graph: workflow.graph,
+    async ask(question: string, contextId: string, signal?: AbortSignal): Promise<TurnResult<ArgoIntent>> {
+      const parts = questionParts(question);
+      if (parts.length < 2) return workflow.ask(question, contextId, signal);
+      const turns: TurnResult<ArgoIntent>[] = [];
+      for (const part of parts) {
+        const previous = turns[turns.length - 1];
+        const c = classifier.classify(part);
+        const continues =
+          previous !== undefined &&
+          LIST_INTENTS.includes(previous.intent) &&
+          c.intent === 'list_applications' &&
+          !OWN_SUBJECT.test(part.toLowerCase()) &&
+          !SCOPE_ENTITIES.some((name) => c.entities[name] !== undefined);
+        turns.push(await workflow.ask(continues ? `of those, ${part}` : part, contextId, signal));
+      }
+      return combine(turns);
+    },
+  };
 }

@@ -37,7 +37,7 @@ async function ask(question: string, contextId: string = randomUUID()) {
 describe('hybrid mode (ADR-0003): a model-free fast path, the model for the rest', () => {
   it('answers simple, known questions without any request to the model, and the rest through it', async () => {
     let before = llm.requests.length;
-    const fast = await ask('which clusters are connected?');
+    const fast = await ask('which clusters do we have?');
     expect(fast.text).toContain('13 clusters');
     expect(fast.metadata.route).toBe('fast');
     expect(llm.requests.length).toBe(before);

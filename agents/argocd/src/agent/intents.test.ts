@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONFIDENCE_THRESHOLD } from '@flotilla/agent-kit';
-import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
+import { createArgoCdClassifier, NOT_HEALTHY, type ArgoIntent } from './intents.js';
 
 const classifier = createArgoCdClassifier();
 
@@ -15,7 +15,7 @@ const TABLE: readonly (readonly [string, ArgoIntent, Record<string, unknown>])[]
   ['list applications owned by team checkout', 'list_applications', { team: 'checkout' }],
   ['apps with label tier=frontend', 'list_applications', { label: ['tier=frontend'] }],
   ['which staging apps are progressing', 'list_applications', { env: 'staging', health: 'Progressing' }],
-  ['show unhealthy applications in namespace billing-prod', 'list_applications', { health: 'Degraded', namespace: 'billing-prod' }],
+  ['show unhealthy applications in namespace billing-prod', 'list_applications', { health: ['Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown'], namespace: 'billing-prod' }],
   ['any apps drifting in production?', 'list_applications', { sync: 'OutOfSync', env: 'prod' }],
   ['what’s degraded right now', 'list_applications', { health: 'Degraded' }],
   ['give me the synced apps in dev', 'list_applications', { sync: 'Synced', env: 'dev' }],
@@ -42,7 +42,7 @@ const TABLE: readonly (readonly [string, ArgoIntent, Record<string, unknown>])[]
   ['which projects do we have', 'list_projects', {}],
   ['show application sets', 'list_applicationsets', {}],
   ['list appsets', 'list_applicationsets', {}],
-  ['which clusters are connected?', 'list_clusters', {}],
+  ['which clusters do we have?', 'list_clusters', {}],
   ['list clusters', 'list_clusters', {}],
   ['where do we deploy?', 'list_clusters', {}],
   ['next page', 'next_page', { page: 'next' }],
@@ -90,5 +90,57 @@ describe('entity extraction: names next to "project"', () => {
     const c = createArgoCdClassifier().classify('which apps in the payments-prod project are out of sync?');
     expect(c.entities).toMatchObject({ project: 'payments-prod', sync: 'OutOfSync' });
     expect(createArgoCdClassifier().classify('apps in project checkout').entities).toMatchObject({ project: 'checkout' });
+  });
+});
+
+describe('every word accounted for (issue 17)', () => {
+  const now = Date.parse('2025-11-20T09:30:00Z');
+  const c = createArgoCdClassifier({ now: () => now });
+
+  it('reads the filters people ask for, leaving no word unused', () => {
+    const table: readonly (readonly [string, Record<string, unknown>])[] = [
+      ['find apps with payment in the name', { name_contains: 'payment' }],
+      ['which apps were synced in the last hour?', { window: ['last_sync', '2025-11-20T08:30:00Z', ''] }],
+      ['which applications are OutOfSync in the staging-eu-1 cluster', { sync: 'OutOfSync', cluster: 'staging-eu-1' }],
+      ['how many unhealthy apps are there?', { health: [...NOT_HEALTHY], count: 'yes' }],
+      ['apps deployed since yesterday', { window: ['last_sync', '2025-11-19T00:00:00Z', ''] }],
+      ['applications created in the past 3 days', { window: ['created', '2025-11-17T09:30:00Z', ''] }],
+      ['apps in prod or staging that are degraded', { env: ['prod', 'staging'], health: 'Degraded' }],
+      ['apps not in prod', { env: '!prod' }],
+      ['which syncs failed today', { phase: 'Failed', window: ['last_sync', '2025-11-20T00:00:00Z', ''] }],
+      ['list apps from repo https://git.example.com/payments/api.git', { repo: 'https://git.example.com/payments/api.git' }],
+      ['apps on https://prod-eu-1.k8s.example.internal', { cluster: 'https://prod-eu-1.k8s.example.internal' }],
+      ['how many apps per cluster', { group_by: 'cluster', count: 'yes' }],
+      ['apps without auto-sync', { auto_sync: 'false' }],
+    ];
+    const failures: string[] = [];
+    for (const [question, entities] of table) {
+      const got = c.classify(question);
+      const ok = got.intent === 'list_applications' && Object.entries(entities).every(([k, v]) => JSON.stringify(got.entities[k]) === JSON.stringify(v)) && got.unused?.length === 0;
+      if (!ok) failures.push(`${question} → ${got.intent} ${JSON.stringify(got.entities)} unused ${JSON.stringify(got.unused)}`);
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('returns the words it did not understand instead of dropping them', () => {
+    expect(c.classify('which app costs the most').unused).toEqual(['costs', 'most']);
+    expect(c.classify('apps created by alice').unused).toEqual(['created', 'alice']);
+    expect(c.classify('restart payments-api-prod').unused).toEqual(['restart']);
+    expect(c.classify('top 5 apps').unused).toEqual(['top', '5']);
+    // A time window with nothing Argo CD's list can measure it on stays unused.
+    expect(c.classify('which apps went out of sync in the last hour').unused).toEqual(expect.arrayContaining(['went', 'hour']));
+    expect(c.classify('apps reconciled in the last hour').unused).toContain('reconciled');
+  });
+
+  it('reads typos as the words they miss, and says so', () => {
+    const got = c.classify('whcih apps are out of snyc in prod');
+    expect(got.entities).toMatchObject({ sync: 'OutOfSync', env: 'prod' });
+    expect(got.unused).toEqual([]);
+    expect(got.corrected).toEqual([
+      { from: 'whcih', to: 'which' },
+      { from: 'snyc', to: 'sync' },
+    ]);
+    // Names are never corrected.
+    expect(c.classify('status of paymnets-api-prod').entities.application).toBe('paymnets-api-prod');
   });
 });

@@ -43,7 +43,7 @@ describe('Argo CD agent -> MCP server with --mcp-token', () => {
     const agent = await startArgoCdAgent(agentConfig({ 'mcp-url': mcp.mcpUrl, 'mcp-token': NEW_TOKEN }), silentLogger());
     try {
       const client = await new ClientFactory().createFromUrl(agent.url);
-      const reply = await client.sendMessage(textRequest('which clusters are connected?', randomUUID()));
+      const reply = await client.sendMessage(textRequest('which clusters do we have?', randomUUID()));
       expect(JSON.stringify(reply)).toContain('13 clusters');
     } finally {
       await agent.close();

@@ -13,7 +13,7 @@ describe('flotilla agent argocd --local', () => {
     const agent = await startArgoCdAgent(config, silentLogger());
     try {
       const client = await new ClientFactory().createFromUrl(agent.url);
-      const reply = await client.sendMessage(textRequest('which clusters are connected?', randomUUID()));
+      const reply = await client.sendMessage(textRequest('which clusters do we have?', randomUUID()));
       expect(JSON.stringify(reply)).toContain('13 clusters');
       const metrics = await (await fetch(`${agent.url}/metrics`)).text();
       expect(metrics).toContain(`${METRIC.agentTurns}{agent="argocd",skill="argocd-inventory",path="direct",outcome="answered"} 1`);

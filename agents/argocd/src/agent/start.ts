@@ -92,18 +92,24 @@ export interface RunningAgent {
  * conversations and reuse each other's answers; an unreachable Redis stops
  * the start with an error naming the setting.
  */
-export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger): Promise<RunningAgent> {
+/** What only code (tests, benchmarks) sets: not a flag. */
+export interface ArgoCdAgentStartOptions {
+  /** The clock time windows ("synced in the last hour") are measured from; Date.now by default. */
+  readonly now?: (() => number) | undefined;
+}
+
+export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger, options: ArgoCdAgentStartOptions = {}): Promise<RunningAgent> {
   const redis: RedisClient | undefined = config.redisUrl === undefined ? undefined : await redisFromUrl(config.redisUrl, { logger });
   const keyPrefix = `${config.redisKeyPrefix}argocd:`;
   try {
-    return await startWith(config, logger, redis, keyPrefix);
+    return await startWith(config, logger, redis, keyPrefix, options);
   } catch (error) {
     if (redis !== undefined) await closeRedis(redis);
     throw error;
   }
 }
 
-async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: RedisClient | undefined, keyPrefix: string): Promise<RunningAgent> {
+async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: RedisClient | undefined, keyPrefix: string, options: ArgoCdAgentStartOptions): Promise<RunningAgent> {
   const mode = executionMode(config.mode, config.llmProvider);
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
@@ -119,7 +125,8 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
       upstreamUrl: config.argocdUrl,
       upstreamToken: config.argocdToken,
       upstreamFlags: '--argocd-url and --argocd-token',
-      startSimulator: (token) => startArgoCdSimulator({ token, logger: logger.child({ component: 'argocd-sim' }) }),
+      // The estate's times lead up to the agent's "now", as a live Argo CD's do ("synced in the last hour" finds some).
+      startSimulator: (token) => startArgoCdSimulator({ token, estate: { epoch: (options.now ?? Date.now)() }, logger: logger.child({ component: 'argocd-sim' }) }),
       inProcess: async (url, token) => {
         const store: ResultStore =
           redis === undefined
@@ -168,6 +175,7 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
     budgetFactor: gate.budgetFactor,
     memoryStore: redis === undefined ? boundedMemoryStore<ArgoMemory>({ metrics }) : redisMemoryStore<ArgoMemory>({ client: redis, keyPrefix: `${keyPrefix}memory:` }),
     answerCache: meteredAnswerCache(metrics, { store: redis === undefined ? undefined : redisAnswerCache({ client: redis, keyPrefix: `${keyPrefix}answers:` }), logger }),
+    now: options.now,
   });
   /** The rules workflow's answer (the fast path in hybrid mode), and whether it really answered. */
   const rulesTurn = async (question: string, contextId: string, _progress: (note: string) => void, signal?: AbortSignal) => {
@@ -187,10 +195,21 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
     metrics.agentTurns.inc({ agent: 'argocd', skill, path, outcome });
     metrics.agentTurnDuration.observe({ agent: 'argocd', skill, path }, (performance.now() - started) / 1000);
     metrics.agentAnswerTokens.observe({ agent: 'argocd' }, counter.count(turn.answer));
-    const metadata = { intent: turn.intent ?? 'none', confidence: turn.confidence, strategy: turn.strategy ?? 'none', tool_calls: turn.toolCalls, cached: turn.cached, answer_tokens: counter.count(turn.answer) };
+    const notApplied = Array.isArray(turn.data?.not_applied) ? (turn.data.not_applied as unknown[]).map(String) : [];
+    const metadata = {
+      intent: turn.intent ?? 'none',
+      confidence: turn.confidence,
+      strategy: turn.strategy ?? 'none',
+      tool_calls: turn.toolCalls,
+      cached: turn.cached,
+      answer_tokens: counter.count(turn.answer),
+      // What the answer says it did not do (words not understood, filters not applied): a partial answer.
+      partial: notApplied.length > 0,
+      ...(notApplied.length > 0 ? { not_applied: notApplied.join('; ').slice(0, 500) } : {}),
+    };
     return { reply: { answer: turn.answer, options: turn.options, metadata }, failed: fastPathFailed(turn) };
   };
-  const classifier = createArgoCdClassifier();
+  const classifier = createArgoCdClassifier({ now: options.now });
   const answer = modeAnswerTurn(mode, { agent: 'argocd', classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics });
   logger.info({ mode }, 'execution mode');
   const a2a = await startA2AServer({

@@ -74,7 +74,15 @@ export const Application = z.looseObject({
         .nullish(),
       conditions: z.array(z.looseObject({ type: z.string().optional(), message: z.string().optional() })).nullish(),
       operationState: z
-        .looseObject({ phase: z.string().optional(), message: z.string().optional(), startedAt: z.string().optional(), finishedAt: z.string().optional() })
+        .looseObject({
+          phase: z.string().optional(),
+          message: z.string().optional(),
+          startedAt: z.string().optional(),
+          finishedAt: z.string().optional(),
+          operation: z
+            .looseObject({ initiatedBy: z.looseObject({ username: z.string().optional(), automated: z.boolean().optional() }).nullish() })
+            .nullish(),
+        })
         .nullish(),
       reconciledAt: z.string().optional(),
       sourceType: z.string().optional(),
@@ -88,6 +96,11 @@ export type Application = z.infer<typeof Application>;
  * An application as list tools keep it: only what rows, filters and search read. `z.object` strips every other
  * key (Helm values, parameters, sync options...), so a list of 10,000 keeps a few hundred bytes per item.
  */
+/** A time the projection may send as JSON null (a Go nil pointer): read as absent. */
+const NullableString = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? undefined);
 const SlimSource = z.object({
   repoURL: z.string().optional(),
   path: z.string().optional(),
@@ -95,7 +108,13 @@ const SlimSource = z.object({
   targetRevision: z.string().optional(),
 });
 export const ApplicationListItem = z.object({
-  metadata: z.object({ name: z.string().min(1), namespace: z.string().optional(), labels: StringMap.nullish(), annotations: StringMap.nullish() }),
+  metadata: z.object({
+    name: z.string().min(1),
+    namespace: z.string().optional(),
+    labels: StringMap.nullish(),
+    annotations: StringMap.nullish(),
+    creationTimestamp: NullableString,
+  }),
   spec: z
     .object({
       project: z.string().optional(),
@@ -109,7 +128,7 @@ export const ApplicationListItem = z.object({
     .object({
       sync: z.object({ status: z.string().optional(), revision: z.string().optional() }).nullish(),
       health: z.object({ status: z.string().optional() }).nullish(),
-      operationState: z.object({ phase: z.string().optional() }).nullish(),
+      operationState: z.object({ phase: z.string().optional(), finishedAt: NullableString }).nullish(),
     })
     .nullish(),
 });

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { compileMatcher, SEARCH_SHAPE, searchItems, type BoundedTools, type JsonObject, type SearchFields } from '@flotilla/bounded-tools';
 import type { ArgoCdClient } from '../client/argocd-client.js';
+import { clusterNames, type ClusterDirectory, type ClusterNames } from './clusters.js';
 import type { Application, ApplicationSet, Cluster, Project } from '../client/schemas.js';
 import {
   applicationSetProject,
-  clusterOf,
   compact,
   connectionOf,
   generatorTypes,
@@ -79,11 +79,11 @@ const fields: SearchFields<Found> = (found) => {
   }
 };
 
-function row(found: Found, matched: readonly string[]): JsonObject {
+function row(found: Found, matched: readonly string[], names: ClusterNames): JsonObject {
   switch (found.type) {
     case 'application': {
       const app = found.value;
-      return compact({ type: 'application', name: app.metadata.name, matched: [...matched], project: app.spec?.project, sync: syncOf(app), health: healthOf(app), cluster: clusterOf(app) });
+      return compact({ type: 'application', name: app.metadata.name, matched: [...matched], project: app.spec?.project, sync: syncOf(app), health: healthOf(app), cluster: names.nameOf(app.spec?.destination) });
     }
     case 'project':
       return compact({ type: 'project', name: found.value.metadata.name, matched: [...matched], description: found.value.spec?.description?.slice(0, 120) });
@@ -94,7 +94,7 @@ function row(found: Found, matched: readonly string[]): JsonObject {
   }
 }
 
-export function registerSearchTool(kit: BoundedTools, client: ArgoCdClient): void {
+export function registerSearchTool(kit: BoundedTools, client: ArgoCdClient, directory: ClusterDirectory): void {
   kit.registerList({
     name: 'search_argocd_resources',
     title: 'Search Argo CD',
@@ -119,11 +119,12 @@ export function registerSearchTool(kit: BoundedTools, client: ArgoCdClient): voi
       const none = Promise.resolve([]);
       // Compile first: a bad regex is reported before any upstream call is made.
       compileMatcher(args);
-      const [apps, projects, sets, clusters] = await Promise.all([
+      const [apps, projects, sets, clusters, names] = await Promise.all([
         types.has('application') ? client.listApplications({}, ctx.signal) : none,
         types.has('project') ? client.listProjects(ctx.signal) : none,
         types.has('applicationset') ? client.listApplicationSets({}, ctx.signal) : none,
         types.has('cluster') ? client.listClusters(ctx.signal) : none,
+        types.has('application') ? directory.names(ctx.signal) : undefined,
       ]);
       function* all(): Generator<Found> {
         for (const value of apps) yield { type: 'application', value };
@@ -133,7 +134,8 @@ export function registerSearchTool(kit: BoundedTools, client: ArgoCdClient): voi
       }
       const outcome = searchItems(all(), fields, args);
       const notes = outcome.capped ? [`Scanned ${outcome.scanned} resources before reaching the cap; totals and counts cover the first ${outcome.cap} matches only.`] : [];
-      return { items: outcome.matches.map((m) => row(m.item, m.matched)), search: outcome, notes };
+      if (names?.degraded !== undefined) notes.push(`Cluster names: ${names.degraded}.`);
+      return { items: outcome.matches.map((m) => row(m.item, m.matched, names ?? clusterNames([]))), search: outcome, notes };
     },
     counts: {
       by_type: (r) => text(r.type),

@@ -4,6 +4,8 @@ import type { Application, ApplicationSet, AppSource, Cluster, Project } from '.
 /** Values Argo CD reports for sync and health, as the tools accept them in filters. */
 export const SYNC_STATUSES = ['Synced', 'OutOfSync', 'Unknown'] as const;
 export const HEALTH_STATUSES = ['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown'] as const;
+/** Phases of an application's last operation (status.operationState.phase). */
+export const OPERATION_PHASES = ['Running', 'Terminating', 'Failed', 'Error', 'Succeeded'] as const;
 
 /** A row's string field, for aggregates; anything else is not counted. */
 export function text(value: JsonValue | undefined): string | undefined {
@@ -31,12 +33,6 @@ export function sourcesOf(app: Application): AppSource[] {
   return spec?.source === undefined || spec.source === null ? [] : [spec.source];
 }
 
-/** The destination as people name it: the cluster name when Argo CD has one, else its API server URL. */
-export function clusterOf(app: Application): string {
-  const destination = app.spec?.destination;
-  return destination?.name ?? destination?.server ?? 'unknown';
-}
-
 export function syncOf(app: Application): string {
   return app.status?.sync?.status ?? 'Unknown';
 }
@@ -45,8 +41,8 @@ export function healthOf(app: Application): string {
   return app.status?.health?.status ?? 'Unknown';
 }
 
-/** One application in a list: what a person scans for, about 60 tokens. */
-export function applicationRow(app: Application): JsonObject {
+/** One application in a list: what a person scans for, about 60 tokens. `cluster` is the resolved cluster name. */
+export function applicationRow(app: Application, cluster: string): JsonObject {
   const source = sourcesOf(app)[0];
   const automated = app.spec?.syncPolicy?.automated;
   return compact({
@@ -54,13 +50,14 @@ export function applicationRow(app: Application): JsonObject {
     project: app.spec?.project,
     sync: syncOf(app),
     health: healthOf(app),
-    cluster: clusterOf(app),
+    cluster,
     namespace: app.spec?.destination?.namespace,
     repo: source?.repoURL,
     path: source?.path ?? source?.chart,
     revision: source?.targetRevision,
     auto_sync: automated !== undefined && automated !== null,
     operation: app.status?.operationState?.phase,
+    last_sync: app.status?.operationState?.finishedAt,
   });
 }
 

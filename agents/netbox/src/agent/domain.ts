@@ -121,6 +121,13 @@ function rowsOf(results: readonly ToolResult[]): Record<string, unknown>[] {
   return results.filter((r) => !r.isError).flatMap((r) => (Array.isArray(r.body.items) ? (r.body.items as Record<string, unknown>[]) : []));
 }
 
+/** "uncabled", "disabled": the list_interfaces filter the state entity names ("cabled=false" → {cabled: false}). */
+function interfaceState(e: Entities): Args {
+  const state = typeof e.state === 'string' ? e.state : undefined;
+  const [key, value] = state?.split('=') ?? [];
+  return key === 'cabled' || key === 'enabled' ? { [key]: value === 'true' } : {};
+}
+
 export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDomain<NetBoxIntent, ProgressiveSession> {
   const limits: DetectionLimits = { ...DETECTION_DEFAULTS, budgetTokens: WORKFLOW_LIMITS.answerMaxTokens, largeResultThreshold: PRESENTATION.showWholeMax, ...options.detection };
   const maxWaitMs = options.maxWaitMs ?? 30_000;
@@ -374,9 +381,9 @@ export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDoma
       case 'device_details':
         return [{ tool: 'get_netbox_object', args: { object_type: 'devices', name: one(e.device) } }];
       case 'site_interfaces':
-        return [page('list_interfaces', defined({ site: one(e.site), role: one(e.role) }))];
+        return [page('list_interfaces', defined({ site: one(e.site), role: one(e.role), ...interfaceState(e) }))];
       case 'device_interfaces':
-        return [page('list_interfaces', { device: one(e.device) })];
+        return [page('list_interfaces', { device: one(e.device), ...interfaceState(e) })];
       case 'list_cables':
         return [page('list_cables', defined({ site: e.device === undefined ? one(e.site) : undefined, device: one(e.device), status: one(e.status) }))];
       case 'list_vlans':
@@ -429,6 +436,8 @@ export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDoma
   }
 
   return {
+    // Named in the answer when asked for and not applied by the tool calls made.
+    filterEntities: ['site', 'role', 'status', 'tag', 'state', 'prefix', 'vid', 'device'],
     plan: planFor,
 
     async assess({ classification, plan, callTool }): Promise<Assessment> {

@@ -1,4 +1,4 @@
-import { createRulesClassifier, type EntityExtractor, type IntentRule, type RulesClassifier } from '@flotilla/agent-kit';
+import { createRulesClassifier, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
 
 /** What the NetBox agent can be asked. */
 export const NETBOX_INTENTS = [
@@ -30,15 +30,22 @@ const ROLE_WORDS: readonly (readonly [RegExp, string])[] = [
   [/\b(servers?|hosts?)\b/, 'server'],
   [/\b(pdus?|power strips?)\b/, 'pdu'],
 ];
-const STATUS_WORDS = ['active', 'offline', 'planned', 'failed', 'staged', 'decommissioning', 'inventory'] as const;
+const STATUS_WORDS = ['active', 'offline', 'planned', 'failed', 'staged', 'decommissioning', 'inventory', 'deprecated', 'reserved', 'container'] as const;
 
-const first = (text: string, patterns: readonly RegExp[]): string | undefined => {
+/** The first pattern's group 1, with the whole match as the span it was read from. */
+const first = (text: string, patterns: readonly RegExp[]): Extracted | undefined => {
   for (const pattern of patterns) {
-    const value = pattern.exec(text)?.[1];
-    if (value !== undefined) return value;
+    const m = pattern.exec(text);
+    if (m?.[1] !== undefined) return { value: m[1], spans: [[m.index, m.index + m[0].length]] };
   }
   return undefined;
 };
+/** `value` when `pattern` matches, every match read. */
+const when = (text: string, pattern: RegExp, value: string): Extracted | undefined => {
+  const spans = [...text.matchAll(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`))].map((m) => [m.index, m.index + m[0].length] as Span);
+  return spans.length === 0 ? undefined : { value, spans };
+};
+const valueOf = (found: Extracted | undefined): string | undefined => (typeof found?.value === 'string' ? found.value : undefined);
 
 /** A device name: two or more hyphens (ams1-sw-001, fra1-rtr-01). */
 const DEVICE = /(?<![\w./-])([a-z0-9]+(?:-[a-z0-9]+){2,})(?![\w./-])/;
@@ -47,45 +54,96 @@ const SITE = /(?<![\w./-])([a-z]{2,4}\d{1,2})(?![\w./-])/;
 const CIDR = /(?<![\w.:])((?:\d{1,3}\.){3}\d{1,3}\/\d{1,2}|[0-9a-f]{1,4}(?::[0-9a-f]{0,4}){2,7}\/\d{1,3})(?![\w.:])/;
 
 const entities: readonly EntityExtractor[] = [
-  { name: 'site', extract: (_q, t) => first(t.replace(new RegExp(DEVICE.source, 'g'), ' '), [SITE]) },
-  { name: 'device', extract: (_q, t) => first(t, [DEVICE]) },
+  {
+    name: 'site',
+    extract: (_q, t) => {
+      // Device names are blanked with spaces of the same length, so offsets stay those of the question.
+      const found = first(t.replace(new RegExp(DEVICE.source, 'g'), (m) => ' '.repeat(m.length)), [new RegExp(`(?:\\bsite )?${SITE.source}`)]);
+      return found;
+    },
+  },
+  { name: 'device', extract: (_q, t) => first(t, [new RegExp(`(?:\\bdevice )?${DEVICE.source}`)]) },
   {
     name: 'role',
     extract: (_q, t) => {
-      for (const [pattern, slug] of ROLE_WORDS) if (pattern.test(t)) return slug;
+      for (const [pattern, slug] of ROLE_WORDS) {
+        const found = when(t, pattern, slug);
+        if (found !== undefined) return found;
+      }
       return undefined;
     },
   },
-  { name: 'status', extract: (_q, t) => STATUS_WORDS.find((s) => new RegExp(`\\b${s}\\b`).test(t)) },
+  {
+    name: 'status',
+    extract: (_q, t) => {
+      for (const status of STATUS_WORDS) {
+        // "decommissioned" and "being decommissioned" are how people say NetBox's "decommissioning".
+        const found = when(t, status === 'decommissioning' ? /\b(?:being )?decommission(?:ing|ed)\b/ : new RegExp(`\\b${status}\\b`), status);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    },
+  },
   { name: 'tag', extract: (_q, t) => first(t, [/\btagged (?:with )?["']?([\w-]+)/, /\bwith (?:the )?tag ["']?([\w-]+)/, /\btag ["']?([\w-]+)/]) },
-  { name: 'prefix', extract: (_q, t) => first(t, [CIDR]) },
+  { name: 'prefix', extract: (_q, t) => first(t, [new RegExp(`(?:\\b(?:prefix|subnet|network) )?${CIDR.source}`)]) },
   { name: 'vid', extract: (_q, t) => first(t, [/\bvlan (?:id )?(\d{1,4})\b/, /\bvid (\d{1,4})\b/]) },
   {
     name: 'query',
-    extract: (_q, t) =>
-      first(t, [/(?:find|search(?: for)?|look(?:ing)? (?:for|up)|where(?: is|'s)(?: the)?|anything (?:about|on|named|called))\s+["']?([\w./:@-]{2,})/])?.replace(/^(the|a|an|device|site)$/, ''),
+    extract: (_q, t) => {
+      const found = first(t, [/(?:find|search(?: for)?|look(?:ing)? (?:for|up)|where(?: is|'s)(?: the)?|anything (?:about|on|named|called))\s+["']?([\w./:@-]{2,})/]);
+      return found === undefined || /^(the|a|an|device|site)$/.test(valueOf(found) ?? '') ? undefined : found;
+    },
   },
-  { name: 'again', extract: (_q, t) => (/^(try|ask|do it|read it) again\b|^retry\b/.test(t) ? 'yes' : undefined) },
-  { name: 'quick', extract: (_q, t) => (/\b(quick look|quick|sample|sampled|glance|rough idea|spot check)\b/.test(t) ? 'yes' : undefined) },
-  { name: 'all', extract: (_q, t) => (/\b(all of them|get all|full analysis|everything|exact|the rest)\b/.test(t) ? 'yes' : undefined) },
+  { name: 'again', extract: (_q, t) => when(t, /^(?:try|ask|do it|read it) again\b|^retry\b/, 'yes') },
+  { name: 'quick', extract: (_q, t) => when(t, /\b(?:quick look|quick|sample|sampled|glance|rough idea|spot check)\b/, 'yes') },
+  { name: 'all', extract: (_q, t) => when(t, /\b(?:all of them|get all|full analysis|everything|exact|the rest)\b/, 'yes') },
   {
     name: 'state',
-    extract: (_q, t) => {
-      if (/\b(uncabled|unconnected|not cabled|not connected|without (a )?cables?)\b/.test(t)) return 'cabled=false';
-      if (/\b(cabled|connected)\b/.test(t)) return 'cabled=true';
-      if (/\b(disabled|shut ?down|admin down)\b/.test(t)) return 'enabled=false';
-      if (/\b(enabled)\b/.test(t)) return 'enabled=true';
-      return undefined;
-    },
+    extract: (_q, t) =>
+      when(t, /\b(?:uncabled|unconnected|not cabled|not connected|without (?:a )?cables?)\b/, 'cabled=false') ??
+      when(t, /\b(?:cabled|connected)\b/, 'cabled=true') ??
+      when(t, /\b(?:disabled|shut ?down|admin down)\b/, 'enabled=false') ??
+      when(t, /\benabled\b/, 'enabled=true'),
   },
   {
     name: 'page',
-    extract: (_q, t) => {
-      if (/\b(previous|prev|back)\b/.test(t)) return 'previous';
-      const n = /\b(?:page|batch) (\d{1,5})\b/.exec(t)?.[1];
-      return n ?? (/\b(next|more|continue|keep going)\b/.test(t) ? 'next' : undefined);
-    },
+    extract: (_q, t) =>
+      when(t, /\b(?:previous|prev|back)\b/, 'previous') ??
+      first(t, [/\b(?:page|batch) (\d{1,5})\b/]) ??
+      when(t, /\b(?:the )?(?:next|more|continue|keep going)(?: page| batch| ones| results)?\b/, 'next'),
   },
+];
+
+/**
+ * Words the NetBox agent understands beyond its entities; anything else in a question is reported as not
+ * understood (never silently dropped). Deliberately absent: "not", "no", "or", "except", "without", numbers.
+ */
+export const NETBOX_UNDERSTOOD_WORDS = [
+  'list', 'show', 'display', 'get', 'give', 'tell', 'see', 'view', 'print', 'find', 'search', 'look', 'looking', 'check', 'fetch', 'pull', 'report',
+  'which', 'what', 'whats', "what's", 'where', 'how', 'many', 'much', 'number', 'count', 'total', 'are', 'is', 'am', 'was', 'were', 'be', 'been', 'there', "there's", 'any', 'anything', 'all', 'every', 'each',
+  'only', 'just', 'also', 'both', 'currently', 'current', 'now', 'right', 'still', 'me', 'us', 'i', 'we', 'you', 'my', 'our', 'your', 'please', 'pls', 'can', 'could', 'would', 'will',
+  'do', 'does', 'did', 'have', 'has', 'had', 'got', 'want', 'need', 'know', 'let', 'hey', 'hi', 'hello', 'thanks', 'thank', 'ok', 'okay', 'again',
+  'the', 'a', 'an', 'of', 'in', 'on', 'at', 'to', 'for', 'with', 'by', 'from', 'into', 'and', 'that', 'those', 'these', 'them', 'they', 'one', 'ones', 'it', 'its', 'their', 'as', 'so', 'some', 'here', 'about',
+  'netbox', 'dcim', 'ipam', 'inventory', 'site', 'sites', 'datacenter', 'datacenters', 'data', 'center', 'centre', 'centers', 'centres', 'location', 'locations', 'pop', 'pops',
+  'device', 'devices', 'box', 'boxes', 'hardware', 'equipment', 'node', 'nodes', 'interface', 'interfaces', 'port', 'ports', 'nic', 'nics', 'cable', 'cables', 'cabling', 'connection', 'connections',
+  'patch', 'patches', 'link', 'links', 'vlan', 'vlans', 'vid', 'id', 'prefix', 'prefixes', 'subnet', 'subnets', 'network', 'networks', 'ip', 'ips', 'address', 'addresses', 'space',
+  'free', 'available', 'unused', 'spare', 'unallocated', 'used', 'assigned', 'taken', 'allocated', 'use', 'utilisation', 'utilization', 'usage', 'full', 'inside',
+  'status', 'details', 'detail', 'describe', 'info', 'information', 'inspect', 'state', 'role', 'roles', 'type', 'tag', 'tagged', 'named', 'called', 'name',
+  'help', 'support', 'ask', 'next', 'more', 'page', 'batch', 'previous', 'continue', 'going', 'keep', 'go', 'summary', 'summarise', 'summarize', 'overview', 'totals', 'counts', 'numbers', 'instead',
+  'filter', 'narrow', 'down', 'rest', 'exact', 'everything', 'quick', 'sample', 'sampled', 'glance', 'rough', 'idea', 'spot', 'retry', 'try', 'read', 'analysis',
+] as const;
+
+const NETBOX_UNDERSTOOD: readonly RegExp[] = [
+  new RegExp(`(?<![\\w'-])(?:${[...new Set(NETBOX_UNDERSTOOD_WORDS)].sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w'-])`, 'g'),
+  /\bwhat can you (?:do|tell)\b/g,
+  /\bin use\b/g,
+];
+
+/** Words a typo may be read as: the ones that carry meaning here. */
+const NETBOX_TYPO_VOCABULARY = [
+  'which', 'what', 'list', 'show', 'search', 'find', 'sites', 'devices', 'device', 'interfaces', 'interface', 'cables', 'vlans', 'prefixes', 'prefix', 'subnets', 'addresses', 'address',
+  'switches', 'switch', 'routers', 'router', 'firewalls', 'firewall', 'servers', 'server', 'active', 'offline', 'planned', 'failed', 'staged', 'decommissioning', 'inventory',
+  'available', 'assigned', 'allocated', 'utilisation', 'utilization', 'details', 'status', 'summary', 'tagged', 'uncabled', 'connected', 'disabled', 'enabled', 'many', 'count',
 ];
 
 const LISTY = String.raw`\b(list|show|which|what|get|give|display|all|every|how many|count|any)\b`;
@@ -163,7 +221,11 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
   {
     intent: 'device_interfaces',
     complexity: 'simple',
-    patterns: [{ pattern: new RegExp(`${INTERFACES}\\b.*\\b(of|on|for)\\b`), weight: 0.9 }, { pattern: new RegExp(`^${INTERFACES}`), weight: 0.88 }],
+    patterns: [
+      { pattern: new RegExp(`${INTERFACES}\\b.*\\b(of|on|for)\\b`), weight: 0.9 },
+      { pattern: new RegExp(`^${INTERFACES}`), weight: 0.88 },
+      { pattern: new RegExp(`\\bhow many ${INTERFACES}|${INTERFACES}.*\\b(does|do) [a-z0-9]+(-[a-z0-9]+){2,} have\\b`), weight: 0.9 },
+    ],
     unless: [/\b(ips?|addresses)\b/],
     requires: ['device'],
   },
@@ -208,6 +270,8 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
       { pattern: new RegExp(`${LISTY}.*\\b(devices?|switch|switches|routers?|firewalls?|servers?|pdus?|console servers?|boxes|hardware|equipment)\\b`), weight: 0.9 },
       { pattern: /^(devices?|switch|switches|routers?|firewalls?|servers?|pdus?)\b/, weight: 0.88 },
       { pattern: /\b(devices?|switch|switches|routers?|firewalls?|servers?|pdus?)\b.*\b(in|at|are|is|tagged|with)\b/, weight: 0.86 },
+      // A filter and the noun in any order ("failed devices"): the boost lifts it past the threshold.
+      { pattern: /\b(devices?|switch|switches|routers?|firewalls?|servers?|pdus?)\b/, weight: 0.78 },
     ],
     unless: [new RegExp(INTERFACES), /\b(cables?|vlans?|prefix(es)?|ips?|addresses)\b/, DEVICE],
     boostedBy: ['site', 'role', 'status', 'tag'],
@@ -226,5 +290,13 @@ const WRITES = /^(please |can you |could you )?(delete|remove|create|add|reboot|
 /** The NetBox agent's rules classifier. */
 export function createNetBoxClassifier(): RulesClassifier<NetBoxIntent> {
   const readOnly = rules.map((rule) => ({ ...rule, unless: [...(rule.unless ?? []), WRITES] }));
-  return createRulesClassifier<NetBoxIntent>({ rules: readOnly, entities, fallback: 'unknown' });
+  return createRulesClassifier<NetBoxIntent>({
+    rules: readOnly,
+    entities,
+    fallback: 'unknown',
+    understood: NETBOX_UNDERSTOOD,
+    vocabulary: NETBOX_TYPO_VOCABULARY,
+    known: [...NETBOX_UNDERSTOOD_WORDS],
+    namePrefixes: ['site', 'device', 'tag', 'tagged', 'named', 'called', 'find', 'search', 'for', 'about'],
+  });
 }

@@ -46,7 +46,10 @@ const SCRIPT: readonly string[] = [
   'which apps are out of sync in prod?',
   'find ledger',
   'what needs attention?',
-  'status of {degraded}',
+  "what's wrong with {degraded}, with its logs?",
+  'how many apps are in project {project}, and which are unhealthy?',
+  'which apps were synced in the last 24 hours?',
+  'find apps with payment in the name',
   'list clusters',
   'restart the payments pods',
 ];
@@ -75,14 +78,15 @@ export const demoCommand = defineCommand({
   summary: 'Run the local demo: simulators + MCP servers + Argo CD and NetBox agents + the supervisor + scripted conversations',
   description:
     'Starts the Argo CD and NetBox simulators, their MCP servers and agents, and the supervisor in front of them on free loopback\n' +
-    'ports; holds a 9-turn conversation about each domain and asks one question that needs both agents, all through the\n' +
+    'ports; holds a conversation about each domain and asks one question that needs both agents, all through the\n' +
     'supervisor with the official A2A client, and prints each answer with its size in tokens and the upstream requests it took.',
   settings: DEMO_SETTINGS,
   examples: ['flotilla demo', 'flotilla demo --applications 10000 --budget-tokens 1000', 'flotilla demo --keep-running'],
   async run({ settings, logger, out }) {
     const token = randomBytes(16).toString('hex');
     const dataDir = await mkdtemp(join(tmpdir(), 'flotilla-demo-'));
-    const estate = generateArgoEstate({ seed: settings.seed, applications: settings.applications });
+    // Times as a live Argo CD shows them: the estate's last syncs, events and logs lead up to now.
+    const estate = generateArgoEstate({ seed: settings.seed, applications: settings.applications, epoch: Date.now() });
     const sim = await startArgoCdSimulator({ token, estate, logger: logger.child({ component: 'argocd-sim' }) });
     const mcpConfig = parseSettings(
       ARGOCD_MCP_SETTINGS,
@@ -120,13 +124,17 @@ export const demoCommand = defineCommand({
       out.write(`  Argo CD simulator ${sim.url} (${settings.applications} applications) -> MCP server ${mcp.mcpUrl} -> Argo CD agent ${agent.url}\n`);
       out.write(`  NetBox simulator ${nbSim.url} (${netbox.sites.length} sites, ${netbox.devices.length} devices, ${netbox.interfaces.length.toLocaleString('en-US')} interfaces) -> MCP server ${nbMcp.mcpUrl} -> NetBox agent ${nbAgent.url}\n`);
       out.write(`Every tool result is held to ${settings.budgetTokens} tokens; every answer to ${WORKFLOW_LIMITS.answerMaxTokens}.\n\n`);
-      const degraded = estate.applications.find((a) => a.status.health?.status === 'Degraded')?.metadata.name ?? 'payments-api-prod';
+      // An application whose last sync failed and that is degraded: the "what's wrong" question has a cause to find.
+      const broken = (a: (typeof estate.applications)[number]): boolean => a.status.health?.status === 'Degraded' && a.status.operationState?.phase === 'Failed';
+      const failing = estate.applications.find((a) => a.metadata.name === 'payments-api-prod' && broken(a)) ?? estate.applications.find(broken);
+      const degraded = failing?.metadata.name ?? 'payments-api-prod';
+      const project = failing?.spec.project ?? 'default';
       const resetUpstreams = (): void => {
         sim.resetStats();
         nbSim.resetStats();
       };
       const upstreamRequests = (): number => sim.stats().requests + nbSim.stats().requests;
-      const rows = await converse(SCRIPT.map((q) => q.replace('{degraded}', degraded)), supervisor.url, out, counter, resetUpstreams, upstreamRequests);
+      const rows = await converse(SCRIPT.map((q) => q.replace('{degraded}', degraded).replace('{project}', project)), supervisor.url, out, counter, resetUpstreams, upstreamRequests);
       const argoRequests = rows.reduce((sum, r) => sum + r.upstream, 0);
       out.write(`\nArgo CD answered ${argoRequests} requests for ${SCRIPT.length} questions; the largest answer was ${Math.max(...rows.map((r) => r.tokens))} tokens.\n\n`);
 

@@ -26,6 +26,15 @@ export const SIM_ARGOCD_SETTINGS = {
     schema: boundedInt(0, 10_000).default(ARGO_ESTATE_DEFAULTS.applicationSets),
     help: 'Application sets',
   },
+  epoch: {
+    flag: 'epoch',
+    env: 'FLOTILLA_SIM_EPOCH',
+    schema: z
+      .string()
+      .refine((v) => v === 'now' || !Number.isNaN(Date.parse(v)), 'must be "now" or an RFC 3339 time, e.g. 2025-11-20T09:30:00Z')
+      .default('now'),
+    help: 'The estate\'s "now": its last syncs, events and logs lead up to it ("now": the start time; a fixed time gives the same bytes every run)',
+  },
   clusters: { flag: 'clusters', env: 'FLOTILLA_SIM_CLUSTERS', schema: boundedInt(1, 1_000).default(ARGO_ESTATE_DEFAULTS.clusters), help: 'Clusters' },
   latencyMs: { flag: 'latency-ms', env: 'FLOTILLA_SIM_LATENCY_MS', schema: boundedInt(0, 120_000).default(0), help: 'Fault: delay before every answer' },
   errorRate: { flag: 'error-rate', env: 'FLOTILLA_SIM_ERROR_RATE', schema: fraction.default(0), help: 'Fault: fraction of API calls answered 503' },
@@ -37,8 +46,9 @@ export const simArgoCdCommand = defineCommand({
   path: ['sim', 'argocd'],
   summary: 'Start the Argo CD simulator (real REST API, seeded estate, fault injection)',
   description:
-    'Serves /api/v1/applications, projects, applicationsets and clusters with Argo CD\'s semantics (fields projection, label selectors,\n' +
-    'no pagination, bearer auth) over a deterministic estate, 819 applications by default.',
+    'Serves /api/v1/applications (with each one\'s resource tree, managed resources, events and streamed logs), projects, applicationsets\n' +
+    'and clusters with Argo CD\'s semantics (fields projection, label selectors, no pagination, bearer auth) over a deterministic estate,\n' +
+    '819 applications by default.',
   settings: SIM_ARGOCD_SETTINGS,
   examples: [
     'flotilla sim argocd --token dev-token',
@@ -56,6 +66,7 @@ export const simArgoCdCommand = defineCommand({
         projects: settings.projects,
         applicationSets: settings.applicationSets,
         clusters: settings.clusters,
+        epoch: settings.epoch === 'now' ? Date.now() : Date.parse(settings.epoch),
       },
       faults: { latencyMs: settings.latencyMs, errorRate: settings.errorRate, truncateRate: settings.truncateRate },
       logger: logger.child({ component: 'argocd-sim' }),

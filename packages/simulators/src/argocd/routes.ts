@@ -3,6 +3,7 @@ import { parseFields, projectFields, projectJsonFields } from './fields.js';
 import { GrpcCode, GrpcError, PERMISSION_DENIED, goJson, sendJson } from './grpc.js';
 import { SelectorError, parseLabelSelector } from './selector.js';
 import { sendWhole, streamList } from './stream.js';
+import { sanitizeCluster } from './clusters.js';
 import type { ArgoApplication, ArgoApplicationSet, ArgoCluster, ArgoEstate, ArgoProject, ArgoSource } from './types.js';
 import { ARGOCD_NAMESPACE } from './words.js';
 
@@ -42,7 +43,7 @@ export interface RouteContext {
 }
 
 /** Go's `URL.Query().Get(name)`: the first value, '' when absent counts as absent here. */
-function first(req: Request, name: string): string | undefined {
+export function first(req: Request, name: string): string | undefined {
   const value = req.query[name];
   const one = Array.isArray(value) ? value[0] : value;
   return typeof one === 'string' && one !== '' ? one : undefined;
@@ -92,22 +93,25 @@ export async function listApplications(req: Request, res: Response, ctx: RouteCo
 }
 
 /**
- * GET /api/v1/applications/{name}. As Argo CD (getAppEnforceRBAC): without a project, a missing application is
- * "permission denied" (so existence does not leak); with `project`, it is NotFound, and so is an application in
+ * The application a request names, with Argo CD's RBAC-guarded lookup (getAppEnforceRBAC): an application
+ * namespace other than Argo CD's own is "permission denied"; without a project, a missing application is
+ * "permission denied" too (so existence does not leak); with one, it is NotFound, and so is an application in
  * another project.
  */
-export function getApplication(req: Request, res: Response, ctx: RouteContext): void {
-  const name = String(req.params.name);
-  const projects = projectsOf(req);
-  if (projects.length > 1) throw new GrpcError(GrpcCode.InvalidArgument, 'multiple projects specified - the get endpoint accepts either zero or one project');
-  const project = projects[0] ?? '';
-  const namespace = first(req, 'appNamespace') ?? ARGOCD_NAMESPACE;
-  if (namespace !== ARGOCD_NAMESPACE) throw new GrpcError(GrpcCode.PermissionDenied, PERMISSION_DENIED);
+export function resolveApplication(ctx: RouteContext, name: string, project: string, appNamespace: string | undefined): ArgoApplication {
+  if ((appNamespace ?? ARGOCD_NAMESPACE) !== ARGOCD_NAMESPACE) throw new GrpcError(GrpcCode.PermissionDenied, PERMISSION_DENIED);
   const app = ctx.index.applications.get(name);
   const notFound = new GrpcError(GrpcCode.NotFound, `applications.argoproj.io "${name}" not found`);
   if (app === undefined) throw project === '' ? new GrpcError(GrpcCode.PermissionDenied, PERMISSION_DENIED) : notFound;
   if (project !== '' && (app.spec.project || 'default') !== project) throw notFound;
-  sendJson(res, 200, app);
+  return app;
+}
+
+/** GET /api/v1/applications/{name}: `projects` (or `project`) holds at most one project. */
+export function getApplication(req: Request, res: Response, ctx: RouteContext): void {
+  const projects = projectsOf(req);
+  if (projects.length > 1) throw new GrpcError(GrpcCode.InvalidArgument, 'multiple projects specified - the get endpoint accepts either zero or one project');
+  sendJson(res, 200, resolveApplication(ctx, String(req.params.name), projects[0] ?? '', first(req, 'appNamespace')));
 }
 
 /** GET /api/v1/projects: straight from the Kubernetes API (name order); `fields` uses the generic JSON filter. */
@@ -160,7 +164,10 @@ function clusterMatcher(type: string | undefined, value: string): (c: ArgoCluste
   return (c) => c.server === value;
 }
 
-/** GET /api/v1/clusters: `id.value`/`id.type`, `name`, `server`; each filter keeps its first match only. */
+/**
+ * GET /api/v1/clusters: `id.value`/`id.type`, `name`, `server`; each filter keeps its first match only. Each
+ * cluster goes out as `Cluster.Sanitized()` makes it (no CA, certificate or key data, no exec provider).
+ */
 export async function listClusters(req: Request, res: Response, ctx: RouteContext): Promise<void> {
   let items: readonly ArgoCluster[] = ctx.index.estate.clusters;
   const keepFirst = (match: (c: ArgoCluster) => boolean): void => {
@@ -173,14 +180,17 @@ export async function listClusters(req: Request, res: Response, ctx: RouteContex
   if (name !== undefined) keepFirst((c) => c.name === name);
   const server = first(req, 'server');
   if (server !== undefined) keepFirst((c) => c.server === server);
-  await streamList(res, {}, items, goJson, ctx.truncate());
+  await streamList(res, {}, items, (c) => goJson(sanitizeCluster(c)), ctx.truncate());
 }
 
-/** GET /api/v1/clusters/{id.value}: the server URL, URL-encoded. A missing cluster is "permission denied", as in Argo CD. */
+/**
+ * GET /api/v1/clusters/{id.value}: the server URL, URL-encoded. A missing cluster is "permission denied", as in
+ * Argo CD. Sanitised like the list.
+ */
 export function getCluster(req: Request, res: Response, ctx: RouteContext): void {
   const cluster = ctx.index.estate.clusters.find(clusterMatcher(first(req, 'id.type'), String(req.params.id)));
   if (cluster === undefined) {
     throw new GrpcError(GrpcCode.PermissionDenied, `error verifying access to update cluster: failed to get cluster with permissions check: ${PERMISSION_DENIED}`);
   }
-  sendJson(res, 200, cluster);
+  sendJson(res, 200, sanitizeCluster(cluster));
 }

@@ -46,5 +46,19 @@ describe('an estate of 10,000 applications', () => {
     const projected = await drain(await fetch(`${sim.url}/api/v1/applications?fields=${fields}`, { headers: { authorization: `Bearer ${TOKEN}` } }));
     process.stdout.write(`projected list of 10,000 applications: ${(projected.bytes / 1024 / 1024).toFixed(1)} MiB\n`);
     expect(projected.bytes).toBeLessThan(body.bytes / 3);
+
+    // The resource endpoints derive each answer from one application, whatever the size of the estate.
+    const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
+    for (const app of [estate.applications[0], estate.applications[5_000], estate.applications[9_999]]) {
+      const name = app?.metadata.name ?? '';
+      const tree = (await (await fetch(`${sim.url}/api/v1/applications/${name}/resource-tree`, auth)).json()) as { nodes: { kind: string; name: string }[] };
+      expect(tree.nodes.length).toBeGreaterThanOrEqual(app?.status.resources?.filter((r) => r.health?.status !== 'Missing').length ?? 0);
+      expect((await fetch(`${sim.url}/api/v1/applications/${name}/managed-resources`, auth)).status).toBe(200);
+      const pod = tree.nodes.find((n) => n.kind === 'Pod');
+      if (pod !== undefined) {
+        const logs = await fetch(`${sim.url}/api/v1/applications/${name}/logs?podName=${pod.name}&tailLines=10`, auth);
+        expect(await logs.text()).toMatch(/"last":true/);
+      }
+    }
   }, 30_000);
 });

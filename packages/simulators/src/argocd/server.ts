@@ -2,9 +2,11 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { describeError, silentLogger, type Logger } from '@flotilla/core';
 import { countBodyBytes, listen } from '../http.js';
 import { createRng } from '../prng.js';
-import { ARGO_ESTATE_DEFAULTS, generateArgoEstate, type ArgoEstateOptions } from './data.js';
+import { ARGO_ESTATE_DEFAULTS, estateEpoch, generateArgoEstate, type ArgoEstateOptions } from './data.js';
 import { GrpcCode, GrpcError, PERMISSION_DENIED, sendGrpcError, sendJson } from './grpc.js';
 import { SimulatorOptionsSchema, parseOptions } from './options.js';
+import { podLogs } from './pod-logs.js';
+import * as resources from './resources.js';
 import * as routes from './routes.js';
 import type { ArgoEstate } from './types.js';
 
@@ -29,15 +31,29 @@ export interface ArgoCdSimulatorOptions {
   /** A ready estate, or the options to generate one (default: the 819-application estate). */
   estate?: ArgoEstate | ArgoEstateOptions;
   faults?: ArgoFaults;
+  /** Sizes of the generated pod logs (defaults: `LOG_LIMITS`). */
+  logs?: ArgoLogOptions;
   logger?: Logger;
 }
 
-export interface SimulatorStats {
+/** Log sizes: per pod by default, and per application (by name) to make one application's logs huge. */
+export interface ArgoLogOptions {
+  /** Lines a pod that has run for a day logs; a younger pod logs in proportion (default 3,000). */
+  linesPerPod?: number;
+  /** How long a `follow=true` stream stays open after the existing lines (ms, default 300,000). */
+  followMs?: number;
+  /** Per application: `linesPerPod`, and `longLineChars` to make one line of each pod's log that long. */
+  apps?: Record<string, { linesPerPod?: number; longLineChars?: number }>;
+}
+
+export interface SimulatorStats extends resources.LiveCounters {
   /** Requests received, every path included. */
   requests: number;
   /** Response body bytes written (a truncated body counts what was sent). */
   bytesSent: number;
 }
+
+const newStats = (): SimulatorStats => ({ requests: 0, bytesSent: 0, logLinesGenerated: 0, logStreamsOpen: 0, logStreamsWaiting: 0 });
 
 export interface RunningSimulator {
   /** e.g. http://127.0.0.1:41234 */
@@ -101,6 +117,7 @@ function authenticate(req: Request, token: string): GrpcError | undefined {
 }
 
 type Handler = (req: Request, res: Response, ctx: routes.RouteContext) => Promise<void> | void;
+type LiveHandler = (req: Request, res: Response, ctx: routes.RouteContext, live: resources.LiveContext) => Promise<void> | void;
 
 /** Read routes, and the write methods Argo CD serves on the same paths (answered as for a read-only account). */
 const API: readonly (readonly [string, Handler | undefined, readonly ('post' | 'put' | 'patch' | 'delete')[]])[] = [
@@ -116,13 +133,28 @@ const API: readonly (readonly [string, Handler | undefined, readonly ('post' | '
   ['/clusters/:id', routes.getCluster, ['put', 'delete']],
 ];
 
+/** The application resource routes, which also need the estate's clock and the log settings. */
+const LIVE_API: readonly (readonly [string, LiveHandler | undefined, readonly ('post' | 'put' | 'patch' | 'delete')[]])[] = [
+  ['/applications/:name/resource-tree', resources.resourceTree, []],
+  ['/applications/:name/managed-resources', resources.managedResources, []],
+  ['/applications/:name/events', resources.events, []],
+  ['/applications/:name/logs', podLogs, []],
+  ['/applications/:name/pods/:podName/logs', podLogs, []],
+  // PatchResource (POST) and DeleteResource share the path.
+  ['/applications/:name/resource', resources.resource, ['post', 'delete']],
+  // RunResourceAction (deprecated) and RunResourceActionV2.
+  ['/applications/:name/resource/actions', resources.resourceActions, ['post']],
+  ['/applications/:name/resource/actions/v2', undefined, ['post']],
+];
+
 /**
- * An express app that answers Argo CD's REST API (applications, projects, application sets, clusters, version)
- * over a fixed estate, with Argo CD's semantics: bearer auth, grpc-gateway error bodies, unpaginated lists sorted
- * by name and streamed item by item, the `fields` projection, label selectors. Every request and body byte is
- * counted in `counters`.
+ * An express app that answers Argo CD's REST API (applications and their resource tree, managed resources,
+ * events, live manifests, actions and pod logs; projects, application sets, clusters, version) over a fixed
+ * estate, with Argo CD's semantics: bearer auth, grpc-gateway error bodies, unpaginated lists sorted by name and
+ * streamed item by item, the `fields` projection, label selectors, sanitised clusters. Every request, body byte
+ * and generated log line is counted in `counters`.
  */
-export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: SimulatorStats = { requests: 0, bytesSent: 0 }): express.Express {
+export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: SimulatorStats = newStats()): express.Express {
   const parsed = parseOptions(SimulatorOptionsSchema, options, 'Argo CD simulator options');
   const estate = isEstate(options.estate) ? options.estate : generateArgoEstate(options.estate);
   const logger = options.logger ?? silentLogger();
@@ -134,6 +166,7 @@ export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: Simul
     index: routes.indexEstate(estate),
     truncate: () => faults.truncateRate > 0 && truncateRng.next() < faults.truncateRate,
   };
+  const live: resources.LiveContext = { now: estateEpoch(estate), logs: parsed.logs, counters };
 
   const app = express();
   app.disable('x-powered-by');
@@ -180,7 +213,8 @@ export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: Simul
   });
   app.get('/api/version', (req, res) => sendJson(res, 200, authenticate(req, parsed.token) === undefined ? FULL_VERSION : { Version: VERSION }));
   const api = express.Router();
-  for (const [path, get, writes] of API) {
+  const routesOf = [...API, ...LIVE_API.map(([path, get, writes]) => [path, get === undefined ? undefined : (req: Request, res: Response, c: routes.RouteContext) => get(req, res, c, live), writes] as const)];
+  for (const [path, get, writes] of routesOf) {
     const route = api.route(path);
     if (get !== undefined) route.get(guard, handle(get));
     for (const method of writes) route[method](guard, readOnly);
@@ -199,7 +233,7 @@ export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: Simul
 /** Starts the simulator on `host:port` (port 0: any free port). */
 export async function startArgoCdSimulator(options: ArgoCdSimulatorOptions): Promise<RunningSimulator> {
   const parsed = parseOptions(SimulatorOptionsSchema, options, 'Argo CD simulator options');
-  const counters: SimulatorStats = { requests: 0, bytesSent: 0 };
+  const counters = newStats();
   const app = createArgoCdApp(options, counters);
   const listening = await listen(app, parsed.host, parsed.port);
   const url = listening.url;
@@ -210,6 +244,7 @@ export async function startArgoCdSimulator(options: ArgoCdSimulatorOptions): Pro
     resetStats: () => {
       counters.requests = 0;
       counters.bytesSent = 0;
+      counters.logLinesGenerated = 0;
     },
     close: () => listening.close(),
   };

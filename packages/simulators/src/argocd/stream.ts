@@ -4,10 +4,14 @@ import { goJson, setGatewayHeaders } from './grpc.js';
 /** Bytes gathered before one `write`: big enough to be cheap, small enough never to hold a whole list. */
 const CHUNK = 64 * 1024;
 
-/** Writes `chunk`, then waits while the socket's buffer is full. False once the client has gone. */
-async function write(res: Response, chunk: string): Promise<boolean> {
+/**
+ * Writes `chunk`, then waits while the socket's buffer is full (`onWait` is told when a wait starts and ends).
+ * False once the client has gone.
+ */
+export async function write(res: Response, chunk: string, onWait?: (waiting: boolean) => void): Promise<boolean> {
   if (res.destroyed || res.writableEnded) return false;
   if (res.write(chunk)) return true;
+  onWait?.(true);
   await new Promise<void>((resolve) => {
     const done = (): void => {
       res.off('drain', done);
@@ -17,6 +21,7 @@ async function write(res: Response, chunk: string): Promise<boolean> {
     res.on('drain', done);
     res.on('close', done);
   });
+  onWait?.(false);
   return !res.destroyed;
 }
 

@@ -14,6 +14,17 @@ export interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
+/** One entry of `metadata.managedFields` (server-side apply's record of which manager owns which fields). */
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Apply' | 'Update';
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: Record<string, unknown>;
+  subresource?: string;
+}
+
 export interface ObjectMeta {
   name: string;
   namespace: string;
@@ -26,6 +37,8 @@ export interface ObjectMeta {
   annotations?: StringMap;
   ownerReferences?: OwnerReference[];
   finalizers?: string[];
+  /** Only with `ArgoEstateOptions.managedFields`. */
+  managedFields?: ManagedFieldsEntry[];
 }
 
 export interface HelmParameter {
@@ -82,6 +95,7 @@ export interface ResourceStatus {
   name?: string;
   status?: string;
   health?: { status: string; message?: string };
+  hook?: boolean;
   requiresPruning?: boolean;
   syncWave?: number;
 }
@@ -242,6 +256,8 @@ export interface ArgoCluster {
     tlsClientConfig: { insecure: boolean; serverName?: string; caData?: string };
     awsAuthConfig?: { clusterName: string; roleARN?: string };
     execProviderConfig?: { command: string; env: StringMap; apiVersion: string; installHint?: string };
+    disableCompression?: boolean;
+    proxyUrl?: string;
   };
   connectionState: ConnectionState;
   serverVersion?: string;

@@ -111,8 +111,12 @@ export const HEALTH_WEIGHTS: readonly (readonly [string, number])[] = [
 export const ARGOCD_NAMESPACE = 'argocd';
 export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
 
-/** Every timestamp in the estate lies before this instant, so output never depends on the clock. */
-const EPOCH = Date.UTC(2025, 10, 20, 9, 30, 0);
+/**
+ * The default "now" of a generated estate (2025-11-20T09:30:00Z, in milliseconds): every timestamp lies before it,
+ * so output never depends on the clock. `ArgoEstateOptions.epoch` moves a whole estate to another instant.
+ */
+export const ARGO_ESTATE_EPOCH = Date.UTC(2025, 10, 20, 9, 30, 0);
+const EPOCH = ARGO_ESTATE_EPOCH;
 
 /** An RFC 3339 timestamp (seconds precision, as metav1.Time marshals) up to `secondsBack` before the epoch. */
 export function timestamp(rng: Rng, secondsBack: number): string {
@@ -124,7 +128,8 @@ export function shift(base: string, seconds: number): string {
   return iso(Date.parse(base) + seconds * 1000);
 }
 
-function iso(ms: number): string {
+/** RFC 3339 at seconds precision, as metav1.Time marshals. */
+export function iso(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
