@@ -4,6 +4,7 @@ import type { BoundedTools, JsonObject, JsonValue } from '@flotilla/bounded-tool
 import type { LineVerdict } from '@flotilla/upstream';
 import type { ArgoCdClient, LogQuery, ResourceRef } from '../client/argocd-client.js';
 import type { KubeEvent, LogLine, ManagedResource, ResourceNode } from '../client/resources.js';
+import { compact, text } from './views.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -52,17 +53,6 @@ const name = (what: string) =>
 export const RESOURCE_HEALTH = ['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown'] as const;
 export const EVENT_TYPES = ['Warning', 'Normal'] as const;
 
-/** Drop undefined and empty values so rows stay compact (a copy of views.ts's, which another change owns now). */
-function compact(entries: Record<string, JsonValue | undefined>): JsonObject {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(entries)) {
-    if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) continue;
-    out[key] = value;
-  }
-  return out;
-}
-
-const text = (value: JsonValue | undefined): string | undefined => (typeof value === 'string' ? value : undefined);
 const cut = (value: string | undefined, max: number = L.messageMaxChars): string | undefined =>
   value === undefined || value.length <= max ? value : `${value.slice(0, max - 1)}…`;
 
