@@ -267,6 +267,18 @@ const atSite = (site: string) => (x: NetBoxDevice): boolean => siteOf(x) === sit
 const roleIs = (r: string) => (x: NetBoxDevice): boolean => role(x) === r;
 const statusIs = (s: string) => (x: { readonly status: { readonly value: string } }): boolean => status(x) === s;
 
+/** "since monday": since 00:00 UTC of the Monday of now's week (now's day when it is a Monday). */
+const sinceMonday = (d: Estates): number => startOfDay(d, (new Date(d.now).getUTCDay() + 6) % 7);
+/** "by X", "per X": the number of each group, every one of them stated somewhere in the answer. */
+const breakdown = <T>(items: readonly T[], key: (x: T) => string | undefined): Expectation => {
+  const groups = new Map<string | undefined, number>();
+  for (const x of items) groups.set(key(x), (groups.get(key(x)) ?? 0) + 1);
+  return all(...[...groups.values()].map((n) => count(n)));
+};
+const notEnv = (e: string) => (a: ArgoApplication): boolean => env(a) !== e;
+const inNamespace = (ns: string) => (a: ArgoApplication): boolean => namespace(a) === ns;
+const cableStatusIs = (s: string) => (c: NetBoxCable): boolean => status(c) === s;
+
 export const ANSWER_QUESTIONS: readonly AnswerQuestion[] = [
   // Argo CD: sync and health, in the words people use.
   argo('which apps are out of sync?', (d) => appList(d, apps(d, outOfSync))),
@@ -359,7 +371,13 @@ export const ANSWER_QUESTIONS: readonly AnswerQuestion[] = [
   argo('find apps with payment in the name', (d) => appList(d, apps(d, (a) => a.metadata.name.includes('payment')))),
   argo('apps whose name contains gateway', (d) => appList(d, apps(d, (a) => a.metadata.name.includes('gateway')))),
   argo("search apps for 'ledger-gateway'", (d) => appList(d, apps(d, (a) => a.metadata.name.includes('ledger-gateway')))),
-  argo('anything named fraud-api?', (d) => appList(d, apps(d, (a) => a.metadata.name.includes('fraud-api')))),
+  // "Anything": applications and application sets alike.
+  argo('anything named fraud-api?', (d) =>
+    names(
+      [...apps(d, (a) => a.metadata.name.includes('fraud-api')).map((a) => a.metadata.name), ...d.appSets.filter((s) => s.metadata.name.includes('fraud-api')).map((s) => s.metadata.name)],
+      new Set([...d.names.apps, ...d.names.appSets]),
+    ),
+  ),
   argo('cron apps in prod', (d) => appList(d, apps(d, (a) => a.metadata.name.includes('cron'), envIs('prod')))),
 
   // Time windows (the last operation's finishedAt, any phase, before the estate's epoch).
@@ -416,7 +434,8 @@ export const ANSWER_QUESTIONS: readonly AnswerQuestion[] = [
   argo('which app costs the most?', () => cannot()),
   argo('apps created by alice', () => cannot()),
   argo('which app uses the most memory?', () => cannot()),
-  argo('show me the logs of payments-api-prod', () => cannot()),
+  // Its health, and a log excerpt (the answer's "log lines read from <pod>" section).
+  argo('show me the logs of payments-api-prod', (d) => facts(health(app(d, 'payments-api-prod')), 'log lines read from')),
   argo('scale checkout-web-dev to 3 replicas', () => cannot()),
 
   // Conversations: the follow-ups continue the question before them.
@@ -514,4 +533,97 @@ export const ANSWER_QUESTIONS: readonly AnswerQuestion[] = [
   supervisor('next page', (d) => appList(d, apps(d, unhealthy, envIs('staging')), 'page'), FOLLOW_UP),
   supervisor('degraded apps in staging', (d) => appList(d, apps(d, degraded, envIs('staging')))),
   supervisor('next page', (d) => appList(d, apps(d, degraded, envIs('staging')), 'page'), FOLLOW_UP),
+
+  // ---- Regression questions added later: other words, orders, spellings and typos than the ones above. ----
+  // Negations and combined filters.
+  argo('everything except the healthy ones', (d) => appList(d, apps(d, unhealthy))),
+  argo('apps not in prod', (d) => appList(d, apps(d, notEnv('prod')))),
+  argo('non-prod apps that are degraded', (d) => appList(d, apps(d, notEnv('prod'), degraded))),
+  argo('which apps are synced but not healthy', (d) => appList(d, apps(d, (a) => sync(a) === 'Synced', unhealthy))),
+  argo('Could you kindly let me know which applications in the staging environment are currently degraded and also out of sync? Many thanks.', (d) => appList(d, apps(d, envIs('staging'), degraded, outOfSync))),
+  argo('oos apps in stg', (d) => appList(d, apps(d, outOfSync, envIs('staging')))),
+  argo('prd apps that are progressing', (d) => appList(d, apps(d, envIs('prod'), healthIs('Progressing')))),
+  argo('total count of suspended applications in perf', (d) => count(apps(d, healthIs('Suspended'), envIs('perf')))),
+  argo('apps in the perf enviroment with unknown sync status', (d) => appList(d, apps(d, envIs('perf'), (a) => sync(a) === 'Unknown'))),
+  argo("fraud team's prd apps that are out of sync", (d) => appList(d, apps(d, teamIs('fraud'), envIs('prod'), outOfSync))),
+  argo('number of unhealthy apps owned by the catalogue team', (d) => count(apps(d, teamIs('catalog'), unhealthy))),
+  argo("which of the notifications team's apps in qa arent synced", (d) => appList(d, apps(d, teamIs('notifications'), envIs('qa'), notSynced))),
+  argo('on prod-us-1, which apps are degraded or missing?', (d) => appList(d, apps(d, inCluster(d, 'prod-us-1'), (a) => degraded(a) || health(a) === 'Missing'))),
+  argo('what is running on the qa-eu-1 k8s cluster that is out of sync', (d) => appList(d, apps(d, inCluster(d, 'qa-eu-1'), outOfSync))),
+  argo('how many apps in ns search are healthy?', (d) => count(apps(d, inNamespace('search'), healthIs('Healthy')))),
+
+  // Breakdowns: every group's number.
+  argo('apps by health', (d) => breakdown(d.apps, health)),
+  argo('sync status summary pls', (d) => breakdown(d.apps, sync)),
+  argo('number of apps per cluster', (d) => breakdown(d.apps, (a) => d.clusterOf(a))),
+  argo('apps per namespace', (d) => breakdown(d.apps, namespace)),
+
+  // Time windows, other words (now is the estate's epoch; "since monday" is that week's Monday, 00:00 UTC).
+  argo('what has been synced since monday?', (d) => appList(d, apps(d, (a) => syncedSince(d, a, sinceMonday(d))))),
+  argo('how many apps were deployed in the past 2 days', (d) => count(apps(d, (a) => syncedWithin(d, a, 2 * DAY_MS)))),
+  argo('anything synced over the last 30 minutes?', (d) => appList(d, apps(d, (a) => syncedWithin(d, a, HOUR_MS / 2)))),
+  argo('failed syncs today', (d) => appList(d, apps(d, syncFailed, (a) => syncedSince(d, a, startOfDay(d))))),
+  argo('which stg apps were deployed in the last 48h', (d) => appList(d, apps(d, envIs('staging'), (a) => syncedWithin(d, a, 2 * DAY_MS)))),
+
+  // Two questions in one, other shapes.
+  argo('which prod apps failed their last sync, and how many of those are degraded?', (d) => all(appList(d, apps(d, envIs('prod'), syncFailed)), appCount(apps(d, envIs('prod'), syncFailed, degraded)))),
+  argo('list the missing apps in staging; also how many are suspended there?', (d) => all(appList(d, apps(d, envIs('staging'), healthIs('Missing'))), appCount(apps(d, envIs('staging'), healthIs('Suspended'))))),
+
+  // One application: status, why, where, from which repository, at which revision.
+  argo('whats up with analytics-scheduler-dev', (d) => wrongWith(d, 'analytics-scheduler-dev')),
+  argo('why is pricing-worker-prod out of sync', (d) => wrongWith(d, 'pricing-worker-prod')),
+  argo('which cluster is observability-scheduler-prod on?', (d) => facts(d.clusterOf(app(d, 'observability-scheduler-prod')) ?? '')),
+  argo('what repo is support-ingest-qa built from', (d) => facts(repos(app(d, 'support-ingest-qa'))[0] ?? '')),
+  argo('what revision is ml-gateway-dev at?', (d) => facts(revision(app(d, 'ml-gateway-dev')))),
+  argo('has fraud-frontend-prod finished syncing yet?', (d) => facts(app(d, 'fraud-frontend-prod').status.operationState?.phase === 'Running' ? ['running', 'in progress', 'not finished', 'still syncing'] : ['finished', 'succeeded'])),
+  argo('what project is checkout-api-prod-eu in?', (d) => facts(project(app(d, 'checkout-api-prod-eu')))),
+  argo('staus of pricng-worker-prod', (d) => statusOf(d, 'pricing-worker-prod')),
+
+  // What the Argo CD agent cannot do, other words.
+  argo('please disable auto-sync for pricing-worker-prod', () => cannot()),
+  argo('how much does the prod-eu-1 cluster cost per month?', () => cannot()),
+  argo('who is the on-call engineer for pricing-worker-prod?', () => cannot()),
+  argo('cpu utilisation on prod-us-1', () => cannot()),
+
+  // An Argo CD conversation, narrowed by environment.
+  argo('missing apps', (d) => appList(d, apps(d, healthIs('Missing')))),
+  argo('just the ones in prod', (d) => appList(d, apps(d, healthIs('Missing'), envIs('prod'))), FOLLOW_UP),
+
+  // NetBox, other words: devices by site, role, status; breakdowns; negations.
+  netbox('list the firewalls in syd1', (d) => deviceList(d, devices(d, atSite('syd1'), roleIs('firewall')))),
+  netbox('servers at tyo1 that are not active', (d) => deviceList(d, devices(d, atSite('tyo1'), roleIs('server'), (x) => status(x) !== 'active'))),
+  netbox('planned or staged devices in syd1', (d) => deviceList(d, devices(d, atSite('syd1'), (x) => ['planned', 'staged'].includes(status(x))))),
+  netbox('how many swtiches are in fra1?', (d) => count(devices(d, atSite('fra1'), roleIs('switch')))),
+  netbox('cisco kit at lon1', (d) => deviceList(d, devices(d, atSite('lon1'), (x) => x.device_type.manufacturer.slug === 'cisco'))),
+  netbox('devices per site', (d) => breakdown(d.devices, siteOf)),
+  netbox('device count by role', (d) => breakdown(d.devices, role)),
+  // One device, its interfaces.
+  netbox('which rack is lon1-srv-007 mounted in', (d) => facts(device(d, 'lon1-srv-007').rack?.name ?? '')),
+  netbox("what's the serial number of nyc1-sw-010", (d) => facts(device(d, 'nyc1-sw-010').serial)),
+  netbox('disabled interfaces on nyc1-fw-02', (d) => interfaceList(d, 'nyc1-fw-02', (i) => !i.enabled)),
+  netbox('what is the mgmt interface of lon1-rtr-01', (d) => interfaceList(d, 'lon1-rtr-01', (i) => i.mgmt_only)),
+  // VLANs, prefixes, IP addresses, cables, sites, racks.
+  netbox('vlans at ams1 that are not active', (d) => names(d.vlans.filter((v) => v.site?.slug === 'ams1' && status(v) !== 'active').map((v) => v.name), d.names.vlans)),
+  netbox('how many reserved prefixes are there', (d) => count(d.prefixes.filter(statusIs('reserved')))),
+  netbox('production prefixes at lon1', (d) => names(d.prefixes.filter((p) => p.site?.slug === 'lon1' && p.role?.slug === 'production').map((p) => p.prefix), d.names.prefixes)),
+  netbox('which device is 10.5.0.4 assigned to?', (d) => ipFacts(d, '10.5.0.4')),
+  netbox('how many addresses are free in 10.4.3.0/24', (d) => count(freeIn(d, '10.4.3.0/24'))),
+  netbox('total number of cables in par1', (d) => count(d.cables.filter((c) => cableSite(d, c) === 'par1'))),
+  netbox('how many cables are still planned?', (d) => count(d.cables.filter(cableStatusIs('planned')))),
+  netbox('how many sites are in APAC?', (d) => count(d.sites.filter((s) => s.region?.slug === 'asia-pacific'))),
+  // What the NetBox agent cannot do, other words.
+  netbox('shut down interface xe-0/1/36 on lon1-rtr-01', () => cannot()),
+  netbox('assign 10.4.3.50 to lon1-srv-007 please', () => cannot()),
+  // A NetBox conversation.
+  netbox('servers in ams1', (d) => deviceList(d, devices(d, atSite('ams1'), roleIs('server')))),
+  netbox('how many of them are staged?', (d) => count(devices(d, atSite('ams1'), roleIs('server'), statusIs('staged'))), FOLLOW_UP),
+
+  // The supervisor, other words: what it can do, a question per domain, questions spanning both, refusals.
+  supervisor('hi there, what sort of things can you help me with?', () => facts('Argo CD', 'NetBox')),
+  supervisor('how many prd apps are degraded?', (d) => count(apps(d, degraded, envIs('prod')))),
+  supervisor('network devices with status failed at syd1 or par1', (d) => deviceList(d, devices(d, statusIs('failed'), (x) => ['syd1', 'par1'].includes(siteOf(x))))),
+  supervisor('which cluster is pricing-worker-prod on, and how many routers are in sin1?', (d) => all(facts(d.clusterOf(app(d, 'pricing-worker-prod')) ?? ''), deviceCount(devices(d, atSite('sin1'), roleIs('router'))))),
+  supervisor('how many apps are out of sync on prod-eu-1 and how many devices have failed in total?', (d) => all(appCount(apps(d, outOfSync, inCluster(d, 'prod-eu-1'))), deviceCount(devices(d, statusIs('failed'))))),
+  supervisor('sync pricing-worker-prod and reboot ams1-rtr-01', () => cannot()),
+  supervisor('what does our AWS bill look like this month?', () => cannot()),
 ];

@@ -4,6 +4,7 @@ export {
   CONFIDENCE_THRESHOLD,
   QUESTION_MAX_CHARS,
   TYPO_LIMITS,
+  MEANING_CHANGERS,
   editDistance,
   type Correction,
   type Extracted,

@@ -1,3 +1,5 @@
+import { QUESTION_MAX_CHARS } from './rules.js';
+
 /**
  * A question in several parts ("how many apps are in project X, and which are unhealthy?") is answered part by
  * part, never half: the split is plain text rules, deterministic and bounded.
@@ -9,13 +11,17 @@ export const QUESTION_PARTS = {
   minChars: 6,
 } as const;
 
-/** Where a new question starts: after "?", ";", ", and", " and also", " plus" when a question word follows. */
-const SPLIT =
-  /\s*\?\s+(?=\S)|\s*;\s*|,?\s+(?:and|also|plus)(?:\s+also)?\s+(?=(?:which|what|how|list|show|are|is|do|does|where|who|give|get|tell|find|any|can|could|why)\b)|,\s+also\s+/i;
+/**
+ * Where a new question starts: after "?", ";", or ", and" / " and also" / " plus" when a question word follows
+ * ("…, and which are unhealthy?"). "and are in prod" joins two filters of one question: not a split.
+ */
+const SPLIT = /\?\s+(?=\S)|;|,?\s(?:and|also|plus)(?:\salso)?\s(?=(?:which|what|how|list|show|where|who|give|get|tell|find|why)\b)|,\salso\s/i;
 
 /** The parts of a question, in order (one part when it is one question). */
 export function questionParts(question: string): string[] {
-  const pieces = question.split(SPLIT).map((p) => p.trim());
+  // Bounded work: the classifier's cut, whitespace collapsed (a run of spaces cannot make the split slow).
+  const text = question.slice(0, QUESTION_MAX_CHARS).replace(/\s+/g, ' ').trim();
+  const pieces = text.split(SPLIT).map((p) => p.trim());
   const parts: string[] = [];
   for (const piece of pieces) {
     if (piece.length === 0) continue;
@@ -23,5 +29,5 @@ export function questionParts(question: string): string[] {
     if (last !== undefined && (piece.length < QUESTION_PARTS.minChars || parts.length >= QUESTION_PARTS.max)) parts[parts.length - 1] = `${last}; ${piece}`;
     else parts.push(piece);
   }
-  return parts.length === 0 ? [question] : parts;
+  return parts.length === 0 ? [text] : parts;
 }

@@ -48,6 +48,15 @@ export interface Correction {
   readonly to: string;
 }
 
+/**
+ * Words that change what a question asks ("not", "or", "except"…): one the rules did not understand means the
+ * question cannot be answered as asked (without it, the answer would be its opposite or a part of it).
+ */
+export const MEANING_CHANGERS: ReadonlySet<string> = new Set([
+  'not', 'no', 'nor', 'neither', 'never', 'none', 'except', 'excluding', 'exclude', 'without', 'or', 'but', 'vs', 'versus', 'unless', "isn't", "aren't",
+  "wasn't", "weren't", "don't", "doesn't", "didn't", "haven't", "hasn't", 'non', 'other', 'than', 'instead',
+]);
+
 export interface Classification<I extends string> {
   readonly intent: I;
   readonly entities: Entities;
@@ -78,7 +87,10 @@ export interface RulesClassifierOptions<I extends string> {
    * returned as `unused`.
    */
   readonly understood?: readonly RegExp[];
-  /** Words a typo may be corrected to (at most one edit for 4-7 letters, two from 8; a unique nearest word only). */
+  /**
+   * Words a typo may be corrected to: only words that carry meaning, never filler (a "helm" read as "help" would drop
+   * a word silently). At most one edit for 5-7 letters (two swapped for 4), two from 8; a unique nearest word only.
+   */
   readonly vocabulary?: readonly string[];
   /** Words after which a name follows (never corrected as a typo): "project", "cluster", "namespace"... */
   readonly namePrefixes?: readonly string[];
@@ -138,8 +150,13 @@ export function editDistance(a: string, b: string, max: number): number {
 }
 
 /** Corrects typos towards `vocabulary`: a plain word (not part of a name, URL or k=v) with one nearest known word. */
-function correctTypos(text: string, vocabulary: ReadonlySet<string>, namePrefixes: ReadonlySet<string>, known: ReadonlySet<string>): { text: string; corrected: Correction[] } {
-  const corrected: Correction[] = [];
+function correctTypos(
+  text: string,
+  vocabulary: ReadonlySet<string>,
+  namePrefixes: ReadonlySet<string>,
+  known: ReadonlySet<string>,
+): { text: string; corrected: (Correction & { readonly at: Span })[] } {
+  const corrected: (Correction & { readonly at: Span })[] = [];
   let out = '';
   let last = 0;
   let previous = '';
@@ -157,8 +174,11 @@ function correctTypos(text: string, vocabulary: ReadonlySet<string>, namePrefixe
     let best: string | undefined;
     let bestDistance = max + 1;
     let ties = 0;
+    const sorted = [...token].sort().join('');
     for (const word of vocabulary) {
       if (word.length < 3) continue;
+      // A four-letter word is only read as another with two letters swapped ("lsit"): one other edit makes too many words.
+      if (token.length === 4 && (word.length !== 4 || [...word].sort().join('') !== sorted)) continue;
       const d = editDistance(token, word, max);
       if (d < bestDistance) {
         best = word;
@@ -167,9 +187,10 @@ function correctTypos(text: string, vocabulary: ReadonlySet<string>, namePrefixe
       } else if (d === bestDistance && word !== best) ties += 1;
     }
     if (best === undefined || ties > 0) continue;
-    corrected.push({ from: token, to: best });
+    out += text.slice(last, start);
+    corrected.push({ from: token, to: best, at: [out.length, out.length + best.length] });
     previous = best;
-    out += text.slice(last, start) + best;
+    out += best;
     last = end;
   }
   return { text: corrected.length === 0 ? text : out + text.slice(last), corrected };
@@ -186,7 +207,9 @@ function unusedWords(text: string, used: Uint8Array): string[] {
   for (const match of text.matchAll(WORD)) {
     const start = match.index;
     const end = start + match[0].length;
-    if (used.subarray(start, end).every((u) => u === 1)) continue;
+    // A possessive ("checkout-web-dev's") is its name.
+    const bare = match[0].endsWith("'s") ? end - 2 : end;
+    if (used.subarray(start, bare).every((u) => u === 1)) continue;
     if (!out.includes(match[0])) out.push(match[0]);
   }
   return out;
@@ -210,10 +233,18 @@ export function createRulesClassifier<I extends string>(options: RulesClassifier
         const value = isExtracted(found) ? found.value : found;
         if (value.length === 0) continue;
         entities[extractor.name] = value;
-        if (isExtracted(found)) for (const [start, end] of found.spans) cover(used, start, end);
+        if (isExtracted(found)) {
+          for (const [start, end] of found.spans) cover(used, start, end);
+        }
       }
       for (const re of understood) for (const match of text.matchAll(re)) cover(used, match.index, match.index + match[0].length);
-      const accounting = options.understood === undefined ? {} : { unused: unusedWords(text, used), corrected };
+      // A typo read as a word nothing used (neither an entity nor an understood word) stays a word not understood.
+      const applied = corrected.filter((c) => used.subarray(c.at[0], c.at[1]).every((u) => u === 1));
+      const dropped = corrected.filter((c) => !applied.includes(c)).map((c) => c.from);
+      const accounting =
+        options.understood === undefined
+          ? {}
+          : { unused: [...new Set([...dropped, ...unusedWords(text, used)])], corrected: applied.map(({ from, to }) => ({ from, to })) };
       const scored = options.rules
         .map((rule) => {
           if (rule.unless?.some((re) => re.test(text)) === true) return { rule, confidence: 0 };

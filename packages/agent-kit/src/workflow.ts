@@ -2,7 +2,7 @@ import { Annotation, END, START, StateGraph, type BaseCheckpointSaver } from '@l
 import { describeError, isFlotillaError } from '@flotilla/core';
 import type { TokenCounter } from '@flotilla/tokens';
 import type { DetectedLimitation, Handling } from '@flotilla/limitations';
-import { CONFIDENCE_THRESHOLD, type Classification, type Entities } from './rules.js';
+import { CONFIDENCE_THRESHOLD, MEANING_CHANGERS, type Classification, type Entities } from './rules.js';
 import type { CapabilityIndex } from './capabilities.js';
 import { boundedMemoryStore } from './memory-store.js';
 import { answerKey, asksForFreshData, type AnswerCacheStore } from './answer-cache.js';
@@ -174,7 +174,12 @@ export function accountingNote<I extends string>(c: Classification<I> | undefine
   if (c === undefined) return '';
   const parts: string[] = [];
   const unused = c.unused ?? [];
-  if (unused.length > 0) parts.push(`I did not understand ${unused.map((w) => `"${w}"`).join(', ')} in your question, so this answer does not take ${unused.length === 1 ? 'it' : 'them'} into account.`);
+  const changers = unused.filter((w) => MEANING_CHANGERS.has(w));
+  if (changers.length > 0) {
+    parts.push(`I did not understand ${unused.map((w) => `"${w}"`).join(', ')} in your question, and without ${changers.map((w) => `"${w}"`).join(', ')} an answer would be the opposite or only part of what you asked, so I did not run it.`);
+  } else if (unused.length > 0) {
+    parts.push(`I did not understand ${unused.map((w) => `"${w}"`).join(', ')} in your question, so this answer does not take ${unused.length === 1 ? 'it' : 'them'} into account.`);
+  }
   const corrected = c.corrected ?? [];
   if (corrected.length > 0) parts.push(`(Read ${corrected.map((t) => `"${t.from}" as "${t.to}"`).join(', ')}.)`);
   return parts.join(' ');
@@ -237,8 +242,8 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     if (cache === undefined || asksForFreshData(question)) return undefined;
     const classification = await options.model.classify(question);
     if (classification.confidence < CONFIDENCE_THRESHOLD || !cache.cacheableIntents.includes(classification.intent)) return undefined;
-    // Words the rules did not understand are not in the key: such a question must never get another one's answer.
-    if ((classification.unused ?? []).length > 0) return undefined;
+    // Words the rules did not understand, and typos, are not in the key: such a question must never get another one's answer.
+    if ((classification.unused ?? []).length > 0 || (classification.corrected ?? []).length > 0) return undefined;
     return answerKey(classification);
   };
   const answerBudget = options.answerMaxTokens ?? WORKFLOW_LIMITS.answerMaxTokens;
@@ -280,6 +285,9 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
       'classify_intent',
       guarded(async (state) => {
         const classification = await options.model.classify(state.question);
+        // "apps not in X", "A or B" with the "not"/"or" not understood: answering the rest would answer its opposite.
+        const changers = (classification.unused ?? []).filter((w) => MEANING_CHANGERS.has(w));
+        if (changers.length > 0) return { classification, strategy: 'limitation_aware' as const, limitations: [{ kind: 'unsupported' as const, detail: `not understood: ${changers.join(', ')}` }] };
         const strategy: Strategy =
           classification.confidence < CONFIDENCE_THRESHOLD ? 'limitation_aware' : classification.complexity === 'simple' ? 'direct' : 'complex';
         return { classification, strategy };

@@ -102,6 +102,8 @@ export interface ListToolSpec<F extends z.ZodObject, T extends JsonValue> {
   readonly load: (filters: z.output<F>, ctx: ToolCallContext) => Promise<readonly T[] | LoadedList<T>>;
   /** Aggregates computed over the whole filtered set. */
   readonly counts?: Readonly<Record<string, CountKey<T>>>;
+  /** Values shown per aggregate dimension when more than the default 10 are wanted (capped at 50). */
+  readonly countsTop?: Readonly<Record<string, number>>;
   /**
    * Page from a snapshot (SnapshotListPayload): for upstreams without server-side paging, where every page would
    * otherwise fetch the whole list again. Adds the `refresh` argument.
@@ -487,7 +489,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
         const load = async (): Promise<LoadedList<T> & { readonly counts: Counts | undefined }> => {
           const loaded = await spec.load(filters, ctx);
           const list: LoadedList<T> = Array.isArray(loaded) ? { items: loaded } : (loaded as LoadedList<T>);
-          return { ...list, counts: spec.counts === undefined ? undefined : computeCounts(list.items, spec.counts) };
+          return { ...list, counts: spec.counts === undefined ? undefined : computeCounts(list.items, spec.counts, undefined, spec.countsTop) };
         };
         if (spec.snapshot === true) {
           return { kind: 'snapshot_list', itemKind: spec.itemKind, page, query, refresh: all.refresh === true, load };

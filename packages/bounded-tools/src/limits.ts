@@ -29,6 +29,8 @@ export const LIMITS = {
   filterMaxLength: 200,
   /** Aggregates: values listed per dimension before the rest are folded into one "(N others)" entry. */
   countsTopValues: 10,
+  /** Most values any one aggregate dimension may show (a tool may raise its own above countsTopValues up to this). */
+  countsTopValuesMax: 50,
   /** Items a single stored result may hold. */
   storeMaxItems: 1_000_000,
 } as const;

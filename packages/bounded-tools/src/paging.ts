@@ -81,9 +81,16 @@ export type Counts = Record<string, Record<string, number>>;
  * (ties by name) up to LIMITS.countsTopValues; the rest are folded into one "(N others)" entry so the
  * aggregate itself stays bounded at any estate size.
  */
-export function computeCounts<T>(items: readonly T[], keys: Readonly<Record<string, CountKey<T>>>, top = LIMITS.countsTopValues): Counts {
+export function computeCounts<T>(
+  items: readonly T[],
+  keys: Readonly<Record<string, CountKey<T>>>,
+  top = LIMITS.countsTopValues,
+  /** A larger cap for some dimensions (at most LIMITS.countsTopValuesMax): e.g. clusters, which are few and all wanted. */
+  topOf: Readonly<Record<string, number>> = {},
+): Counts {
   const result: Counts = {};
   for (const [dimension, key] of Object.entries(keys)) {
+    const cap = Math.min(topOf[dimension] ?? top, LIMITS.countsTopValuesMax);
     const tally = new Map<string, number>();
     for (const item of items) {
       const value = key(item);
@@ -91,8 +98,8 @@ export function computeCounts<T>(items: readonly T[], keys: Readonly<Record<stri
       for (const v of typeof value === 'string' ? [value] : value) tally.set(v, (tally.get(v) ?? 0) + 1);
     }
     const sorted = [...tally.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-    const shown = Object.fromEntries(sorted.slice(0, top));
-    const rest = sorted.slice(top);
+    const shown = Object.fromEntries(sorted.slice(0, cap));
+    const rest = sorted.slice(cap);
     if (rest.length > 0) shown[`(${rest.length} others)`] = rest.reduce((sum, [, n]) => sum + n, 0);
     result[dimension] = shown;
   }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { harness, type Harness } from './testing/harness.test-util.js';
 import { measureToolResult } from './measure.js';
 import { computeCounts } from './paging.js';
+import { LIMITS } from './limits.js';
 
 /**
  * For random datasets, budgets and arguments: no result exceeds the budget, pages concatenate to exactly the
@@ -95,5 +96,19 @@ describe('bounded list tools (property)', () => {
       // A failure is reported within a minute, shrinking included, rather than hanging CI.
       { numRuns: 60, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: true },
     );
+  });
+});
+
+describe('computeCounts: a dimension may show more values, never more than the cap', () => {
+  const items = Array.from({ length: 130 }, (_, i) => ({ cluster: `c${i % 13}`, project: `p${i % 65}` }));
+  const keys = { by_cluster: (r: { cluster: string }) => r.cluster, by_project: (r: { project: string }) => r.project };
+
+  it('folds past the default 10, shows a raised dimension whole, and caps a raise at countsTopValuesMax', () => {
+    const counts = computeCounts(items, keys, undefined, { by_cluster: 30, by_project: 1_000 });
+    expect(Object.keys(counts.by_cluster ?? {})).toHaveLength(13);
+    expect(Object.keys(counts.by_project ?? {})).toHaveLength(LIMITS.countsTopValuesMax + 1);
+    expect(counts.by_project?.[`(${65 - LIMITS.countsTopValuesMax} others)`]).toBe((65 - LIMITS.countsTopValuesMax) * 2);
+    const plain = computeCounts(items, keys);
+    expect(Object.keys(plain.by_cluster ?? {})).toHaveLength(LIMITS.countsTopValues + 1);
   });
 });

@@ -464,6 +464,9 @@ export class UpstreamHttp {
         return result;
       } catch (error) {
         if (!(error instanceof Attempt)) throw error;
+        // A caller that went away (a turn's deadline, a read stopped early) says nothing about the upstream's health.
+        const callerSignal: AbortSignal | undefined = request.signal;
+        if (callerSignal !== undefined && aborted(callerSignal)) throw cancelled(callerSignal);
         this.breaker?.record(error.outcome);
         const rateLimited = error.outcome === 'rate_limited';
         if (rateLimited) throttled += 1;

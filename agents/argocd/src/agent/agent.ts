@@ -1,10 +1,9 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { createWorkflow, questionParts, type AnswerCacheStore, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore, type TurnResult } from '@flotilla/agent-kit';
+import { CONFIDENCE_THRESHOLD, createWorkflow, notApplied, questionParts, type AnswerCacheStore, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore, type TurnResult } from '@flotilla/agent-kit';
 import type { TokenCounter } from '@flotilla/tokens';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
-
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
 export const CACHEABLE_INTENTS: readonly ArgoIntent[] = ['list_applications', 'application_details', 'search', 'attention', 'list_projects', 'list_applicationsets', 'list_clusters', 'help'];
@@ -48,7 +47,11 @@ function combine(turns: readonly TurnResult<ArgoIntent>[]): TurnResult<ArgoInten
     toolErrors: turns.reduce((n, t) => n + t.toolErrors, 0),
     error: turns.find((t) => t.error !== undefined)?.error,
     limitations: turns.flatMap((t) => t.limitations),
-    data: Object.assign({}, ...turns.map((t) => t.data ?? {})) as Record<string, unknown>,
+    data: {
+      ...(Object.assign({}, ...turns.map((t) => t.data ?? {})) as Record<string, unknown>),
+      // What each part did not do, said per part.
+      not_applied: turns.flatMap((t, i) => notApplied(t.data).map((n) => `part ${i + 1}: ${n}`)),
+    },
     cached: turns.every((t) => t.cached),
   };
 }
@@ -75,7 +78,12 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     graph: workflow.graph,
     async ask(question: string, contextId: string, signal?: AbortSignal): Promise<TurnResult<ArgoIntent>> {
       const parts = questionParts(question);
-      if (parts.length < 2) return workflow.ask(question, contextId, signal);
+      // Split only where every part is a question the rules read with confidence; else the question is one.
+      const confident = parts.every((part) => {
+        const c = classifier.classify(part);
+        return c.intent !== 'unknown' && c.confidence >= CONFIDENCE_THRESHOLD;
+      });
+      if (parts.length < 2 || !confident) return workflow.ask(question, contextId, signal);
       const turns: TurnResult<ArgoIntent>[] = [];
       for (const part of parts) {
         const previous = turns[turns.length - 1];

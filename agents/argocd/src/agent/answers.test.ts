@@ -128,7 +128,7 @@ describe('answers that never mislead (issue 17)', () => {
     expect(partial.answer).toMatch(/^I did not understand "reconciled"/);
     expect(partial.answer).toContain('(selector env=prod)');
     const typo = await ask('whcih apps are out of snyc in prod');
-    expect(typo.answer).toContain('Read "whcih" as "which", "snyc" as "sync"');
+    expect(typo.answer).toContain('(Read "whcih" as "which", "snyc" as "sync".)');
     expect(typo.answer).toContain('sync OutOfSync, selector env=prod');
   });
 

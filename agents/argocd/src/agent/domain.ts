@@ -31,10 +31,10 @@ const one = (value: Entities[string] | undefined): string | undefined => (typeof
 const many = (value: Entities[string] | undefined): readonly string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : value);
 
 /** Entities that narrow a list; an intent that cannot apply one says so. */
-const FILTER_ENTITIES = ['sync', 'health', 'env', 'team', 'project', 'cluster', 'namespace', 'label', 'label_exists', 'repo', 'name_contains', 'window', 'phase', 'auto_sync', 'connection', 'application', 'query'] as const;
+const FILTER_ENTITIES = ['sync', 'health', 'env', 'team', 'project', 'cluster', 'namespace', 'label', 'label_exists', 'repo', 'name_contains', 'name_guess', 'window', 'phase', 'auto_sync', 'connection', 'application', 'query'] as const;
 type FilterEntity = (typeof FILTER_ENTITIES)[number];
 /** Which filters each intent applies (the rest, when asked for, are reported as not applied). */
-const APP_FILTERS: readonly FilterEntity[] = ['sync', 'health', 'env', 'team', 'project', 'cluster', 'namespace', 'label', 'label_exists', 'repo', 'name_contains', 'window', 'phase', 'auto_sync'];
+const APP_FILTERS: readonly FilterEntity[] = ['sync', 'health', 'env', 'team', 'project', 'cluster', 'namespace', 'label', 'label_exists', 'repo', 'name_contains', 'name_guess', 'window', 'phase', 'auto_sync'];
 const APPLIES: Readonly<Record<ArgoIntent, readonly FilterEntity[]>> = {
   list_applications: APP_FILTERS,
   refine: APP_FILTERS,
@@ -77,6 +77,7 @@ export function applicationFilters(entities: Entities): Args {
   if (entities.namespace !== undefined) args.namespace = one(entities.namespace);
   if (entities.repo !== undefined) args.repo = one(entities.repo);
   if (entities.name_contains !== undefined) args.name_contains = one(entities.name_contains);
+  else if (entities.name_guess !== undefined) args.name_contains = one(entities.name_guess);
   const phase = one(entities.phase);
   if (phase !== undefined) args.operation_phase = phase === 'Failed' ? ['Failed', 'Error'] : phase;
   const auto = one(entities.auto_sync);
@@ -206,22 +207,35 @@ function listAnswer(tool: ListTool, args: Args, results: readonly ToolResult[], 
   const notes = (Array.isArray(first.body.notes) ? (first.body.notes as unknown[]) : []).filter((n): n is string => typeof n === 'string');
   const noteText = notes.length === 0 ? '' : `${notes.map((n) => `Note: ${n}`).join('\n')}\n`;
   const memory: ArgoMemory = { tool, args, offset, total };
-  if (total === 0) return { text: `0 ${what} match${filters}.\n${noteText}`.trimEnd(), options: tool === 'list_applications' ? ['list all applications', 'what needs attention?'] : [], memory: undefined };
+  if (total === 0) {
+    // Names and label values are compared exactly: a misspelt one matches nothing, and the answer must say so.
+    const exact = ['project', 'namespace', 'cluster', 'selector', 'repo', 'name_contains'].filter((k) => args[k] !== undefined);
+    const check = exact.length === 0 ? '' : ` I could not find any: ${exact.map((k) => `${k.replace(/_/g, ' ')} ${scalar(args[k])}`).join(', ')} may be misspelt (names and label values are compared exactly).`;
+    return { text: `0 ${what} match${filters}.${check}\n${noteText}`.trimEnd(), options: tool === 'list_applications' ? ['list all applications', 'what needs attention?'] : [], memory: undefined };
+  }
   const capped = first.body.search !== undefined && (first.body.search as { capped?: boolean }).capped === true;
   const head = capped ? `The search stopped at ${total} matches; narrow it for a complete answer.\n` : '';
   const counts = first.body.counts as Record<string, Record<string, number>> | undefined;
   if (view.groupBy !== undefined && offset === 0) {
     const key = `by_${view.groupBy}`;
     const grouped = counts?.[key];
+    const folded = grouped === undefined ? undefined : Object.keys(grouped).find((k) => k.endsWith(' others)'));
     const lines =
       grouped === undefined
         ? `I can't break ${what} down by ${view.groupBy}: the list has no such count.`
-        : `${table(Object.entries(grouped).map(([k, n]) => ({ [view.groupBy ?? 'key']: k, [what]: n })), [view.groupBy, what])}${Object.keys(grouped).some((k) => k.endsWith(' others)')) ? `\nThe "others" line adds up the smaller groups; narrow the question to see them.` : ''}`;
-    return { text: `${head}${counted(total, what)}${filters}, by ${view.groupBy}:\n${noteText}${lines}`, options: ['list them'], memory };
+        : table(Object.entries(grouped).map(([k, n]) => ({ [view.groupBy ?? 'key']: k, [what]: n })), [view.groupBy, what]);
+    // Said first: a breakdown that leaves groups out must not read as complete.
+    const partial = folded === undefined ? '' : ` (I can't show every group: the ${folded.replace(/[()]/g, '')} smaller ones are added up in the "others" line; narrow the question to see them)`;
+    return { text: `${head}${counted(total, what)}${filters}, by ${view.groupBy}${partial}:\n${noteText}${lines}`, options: ['list them'], memory: { ...memory, end: 0 } };
   }
   if (view.count === true && offset === 0) {
     const shown = total <= PRESENTATION.countRowsMax && rows.length >= total ? `\n${table(rows, columns)}` : '';
-    return { text: `${head}${counted(total, what)}${filters}.\n${noteText}${countLines(counts)}${shown}`.trimEnd(), options: total > PRESENTATION.countRowsMax ? ['list them'] : [], memory };
+    return {
+      text: `${head}${counted(total, what)}${filters}.\n${noteText}${countLines(counts)}${shown}`.trimEnd(),
+      options: total > PRESENTATION.countRowsMax ? ['list them'] : [],
+      // Rows shown: all of a short count, none of a long one ("list them" and "next page" start at row 1).
+      memory: { ...memory, end: shown === '' ? 0 : total },
+    };
   }
   if (total <= PRESENTATION.showWholeMax && offset === 0 && rows.length >= total) {
     return { text: `${head}${counted(total, what)}${filters}:\n${noteText}${countLines(counts)}${table(rows, columns)}`, options: listOptions(tool, args, false), memory: { ...memory, end: total } };
@@ -238,9 +252,8 @@ function listAnswer(tool: ListTool, args: Args, results: readonly ToolResult[], 
   return { text, options: listOptions(tool, args, more), memory: { ...memory, end } };
 }
 
-const WANTS_LOGS = /\blogs?\b/;
 
-function detailsAnswer(results: readonly ToolResult[], question: string): Answer<ArgoMemory> {
+function detailsAnswer(results: readonly ToolResult[], wantsLogs: boolean): Answer<ArgoMemory> {
   const result = results.find((r) => r.call.tool === 'get_application');
   if (result === undefined) return { text: 'Nothing came back.', options: [], memory: undefined };
   if (result.isError) return { text: `I could not get that application: ${errorText(result)}`, options: ['find <part of the name>'], memory: undefined };
@@ -265,16 +278,16 @@ function detailsAnswer(results: readonly ToolResult[], question: string): Answer
       ? `Resources: ${resources.total ?? 0}, all synced and healthy.`
       : `Resources not synced or not healthy (${problems.length} of ${resources.total ?? 0}):\n${table(problems.slice(0, 10), ['kind', 'name', 'sync', 'health', 'message'])}`,
   );
-  lines.push(...diagnosis(results, question));
+  lines.push(...diagnosis(results, wantsLogs));
   const healthy = health.status === 'Healthy' && sync.status === 'Synced' && conditions.length === 0;
-  const options = healthy ? ['what needs attention?'] : WANTS_LOGS.test(question) ? ['what needs attention?'] : [`logs of ${name}`, 'what needs attention?'];
+  const options = healthy || wantsLogs ? ['what needs attention?'] : [`logs of ${name}`, 'what needs attention?'];
   return { text: lines.join('\n'), options, memory: undefined };
 }
 
 const rowsOf = (r: ToolResult | undefined): Record<string, unknown>[] => (r === undefined || r.isError || !Array.isArray(r.body.items) ? [] : (r.body.items as Record<string, unknown>[]));
 
 /** The rest of a "what's wrong" answer: unhealthy resources in the tree, warning events, a log excerpt. */
-function diagnosis(results: readonly ToolResult[], question: string): string[] {
+function diagnosis(results: readonly ToolResult[], wantsLogs: boolean): string[] {
   const out: string[] = [];
   const find = (tool: string) => results.filter((r) => r.call.tool === tool);
   const failed = results.filter((r) => r.isError && r.call.tool !== 'get_application');
@@ -291,14 +304,23 @@ function diagnosis(results: readonly ToolResult[], question: string): string[] {
   if (events.length > 0) out.push(`Recent warning events:\n${table(events, ['last_seen', 'object', 'reason', 'message'].filter((c) => events.some((row) => row[c] !== undefined)))}`);
   const logs = find('get_logs')[0];
   if (logs !== undefined && !logs.isError) {
-    const lines = rowsOf(logs).slice(-PRESENTATION.logLines);
-    const stopped = typeof logs.body.notes === 'object' && JSON.stringify(logs.body.notes).includes('cap');
+    // Newest first as read (a budget cut drops the oldest), shown in time order.
+    const lines = rowsOf(logs).slice(0, PRESENTATION.logLines).reverse();
+    const total = Number(logs.body.total ?? lines.length);
     const pod = scalar(logs.call.args.pod ?? logs.call.args.resource_name ?? '');
     const text = lines.map((l) => (typeof l.content === 'string' ? l.content : typeof l.line === 'string' ? l.line : JSON.stringify(l))).join('\n');
-    out.push(lines.length === 0 ? `The log of ${pod} has no lines in the window read.` : `Last ${lines.length} log lines of ${pod}:\n\`\`\`\n${text}\n\`\`\``);
-    if (stopped) out.push('(The log read stopped at its cap; ask for the logs with a grep or a time window for more.)');
-  } else if (WANTS_LOGS.test(question) && logs === undefined) {
-    out.push(tree.some((n) => n.kind === 'Pod') || rowsOf(find('get_resource_tree')[0]).some((n) => n.kind === 'Pod') ? 'I could not read its logs.' : 'I did not show logs: the resource tree has no pod to read them from.');
+    out.push(
+      lines.length === 0
+        ? `The log of ${pod} has no lines in the window read.`
+        : `The newest ${lines.length}${total > lines.length ? ` of ${total}` : ''} log lines read from ${pod}:\n\`\`\`\n${text}\n\`\`\``,
+    );
+  } else if (wantsLogs && logs === undefined) {
+    const read = find('get_resource_tree')[0];
+    out.push(
+      read === undefined || read.isError
+        ? 'I did not show logs: I could not read the resource tree to find a pod.'
+        : `I did not show logs: no pod among the first ${rowsOf(read).length} resources of its tree (unhealthy first).`,
+    );
   }
   return out;
 }
@@ -306,6 +328,8 @@ function diagnosis(results: readonly ToolResult[], question: string): string[] {
 /** Entities the intent did not apply, as the answer states them. */
 function unappliedFilters(c: Classification<ArgoIntent>): string[] {
   const applies = new Set<string>(APPLIES[c.intent]);
+  // The cluster list filters by one name only: a URL or several names are not applied there.
+  if (c.intent === 'list_clusters' && c.entities.cluster !== undefined && (typeof c.entities.cluster !== 'string' || c.entities.cluster.includes('://'))) applies.delete('cluster');
   const out: string[] = [];
   for (const name of FILTER_ENTITIES) {
     const value = c.entities[name];
@@ -349,7 +373,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
     plan(c: Classification<ArgoIntent>, memory: ArgoMemory | undefined): readonly ToolCall[] {
       const e = c.entities;
       const filters = applicationFilters(e);
-      if (nothingUnderstood(c, c.intent === 'refine' ? filters : filters)) return [];
+      if (nothingUnderstood(c, filters)) return [];
       switch (c.intent) {
         case 'list_applications':
           return [page('list_applications', filters)];
@@ -386,7 +410,9 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
           if (memory === undefined) return [];
           const wanted = one(e.page);
           const offset =
-            wanted === 'previous'
+            wanted === 'first'
+              ? 0
+              : wanted === 'previous'
               ? Math.max(0, memory.offset - PRESENTATION.pageRows)
               : wanted !== undefined && /^\d+$/.test(wanted)
                 ? (Number(wanted) - 1) * PRESENTATION.pageRows
@@ -412,7 +438,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
         const calls: ToolCall[] = [];
         if (has('get_resource_events')) calls.push({ tool: 'get_resource_events', args: { name, resource_kind: 'Pod', resource_name: pod.name, ...(typeof pod.namespace === 'string' ? { resource_namespace: pod.namespace } : {}), type: 'Warning', limit: 5 } });
         if (one(c.entities.diagnose) === 'logs' && has('get_logs')) {
-          calls.push({ tool: 'get_logs', args: { name, pod: pod.name, ...(typeof pod.namespace === 'string' ? { namespace: pod.namespace } : {}), tail_lines: PRESENTATION.logLines, oldest_first: true, limit: PRESENTATION.logLines } });
+          calls.push({ tool: 'get_logs', args: { name, pod: pod.name, ...(typeof pod.namespace === 'string' ? { namespace: pod.namespace } : {}), tail_lines: PRESENTATION.logLines, limit: PRESENTATION.logLines } });
         }
         return calls;
       }
@@ -430,7 +456,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
       return next < end ? [{ tool: first.call.tool, args: { ...first.call.args, offset: next, limit: Math.min(100, end - next) } }] : [];
     },
 
-    respond({ classification: c, results, limitations, memory, capabilities, question }): Answer<ArgoMemory> {
+    respond({ classification: c, results, limitations, memory, capabilities }): Answer<ArgoMemory> {
       if (c === undefined || limitations.length > 0 || c.intent === 'unknown') {
         const guess = c !== undefined && c.confidence > 0 ? ` (my best guess was "${c.intent.replace(/_/g, ' ')}", but I am not sure enough to act on it)` : '';
         return {
@@ -440,7 +466,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
         };
       }
       const note = accountingNote(c);
-      const answer = respondTo(c, results, memory, capabilities, question);
+      const answer = respondTo(c, results, memory, capabilities);
       if (note === '') return answer;
       return { ...answer, text: `${note}\n${answer.text}`, data: { ...(answer.data ?? {}), not_applied: unappliedFilters(c) } };
     },
@@ -452,7 +478,6 @@ function respondTo(
   results: readonly ToolResult[],
   memory: ArgoMemory | undefined,
   capabilities: Parameters<typeof helpText>[1],
-  question: string,
 ): Answer<ArgoMemory> {
   if (results.length === 0 && nothingUnderstood(c, applicationFilters(c.entities))) {
     return {
@@ -491,7 +516,7 @@ function respondTo(
     case 'list_clusters':
       return listAnswer('list_clusters', stripPage(results[0]?.call.args), results, { ...view, what: 'clusters' });
     case 'application_details':
-      return detailsAnswer(results, question);
+      return detailsAnswer(results, one(c.entities.diagnose) === 'logs');
     case 'attention': {
       const [outOfSync, unhealthy] = results;
       const scope = describeFilters(Object.fromEntries(Object.entries(stripPage(outOfSync?.call.args)).filter(([k]) => k !== 'sync_status')));

@@ -140,6 +140,13 @@ describe('every word accounted for (issue 17)', () => {
       { from: 'whcih', to: 'which' },
       { from: 'snyc', to: 'sync' },
     ]);
+    expect(c.classify('how many aplications are degarded?').corrected).toEqual([
+      { from: 'aplications', to: 'applications' },
+      { from: 'degarded', to: 'degraded' },
+    ]);
+    // Never towards a word that applies nothing ("helm" is not "help"); four letters: two swapped only.
+    expect(c.classify('which apps use helm?').unused).toContain('helm');
+    expect(c.classify('lost apps in prod').corrected).toEqual([]);
     // Names are never corrected.
     expect(c.classify('status of paymnets-api-prod').entities.application).toBe('paymnets-api-prod');
   });

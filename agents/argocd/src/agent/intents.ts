@@ -41,7 +41,7 @@ const NAME = '([a-z0-9][a-z0-9.-]*[a-z0-9]|[a-z0-9])';
 /** Words that follow "project"/"cluster" in a sentence without being its name ("the payments-prod project are…"). */
 const NOT_A_NAME = new Set([
   'are', 'is', 'in', 'on', 'with', 'that', 'which', 'has', 'have', 'the', 'a', 'an', 'and', 'or', 'for', 'of', 'to', 'where', 'what', 'named', 'called',
-  'do', 'does', 'we', 'you', 'i', 'there', 'it', 'its', 'their', 'by', 'from', 'as', 'but', 'not', 'all', 'any', 'each', 'every', 'per',
+  'do', 'does', 'we', 'you', 'i', 'there', 'it', 'its', 'their', 'by', 'from', 'as', 'but', 'not', 'all', 'any', 'each', 'every', 'per', 'label', 'labels', 's',
 ]);
 
 /** The span of a match (or of one of its groups, with the `d` flag). */
@@ -74,7 +74,9 @@ function urls(text: string): { url: string; span: Span; repo: boolean }[] {
   });
 }
 
-const projectOf = (t: string) => firstName(t, [new RegExp(`\\bproject ${NAME}`, 'd'), new RegExp(`\\b${NAME} project\\b`, 'd')]);
+/** A name before its noun ("the payments-prod project"), not the tail of a possessive ("prod's cluster"). */
+const BEFORE = String.raw`(?<![\w'.-])`;
+const projectOf = (t: string) => firstName(t, [new RegExp(`\\bproject ${NAME}`, 'd'), new RegExp(`${BEFORE}${NAME} project\\b`, 'd')]);
 function clusterOf(t: string): { value: string; span: Span } | undefined {
   const url = urls(t).find((u) => !u.repo);
   if (url !== undefined) {
@@ -83,7 +85,7 @@ function clusterOf(t: string): { value: string; span: Span } | undefined {
   }
   return firstName(t, [
     new RegExp(`\\bcluster ${NAME}`, 'd'),
-    new RegExp(`\\b${NAME} cluster\\b`, 'd'),
+    new RegExp(`${BEFORE}${NAME} cluster\\b`, 'd'),
     /(?<![\w-])(in-cluster|(?:prod|staging|dev|qa|perf)-[a-z]{2}-\d+)(?![\w-])/d,
   ]);
 }
@@ -107,7 +109,7 @@ function clusters(t: string): Extracted | undefined {
   if (values.length > 1) for (const m of t.matchAll(/(?<=[\w/.-])(?:,? (?:or|and)|,) (?=(?:in-cluster|(?:prod|staging|dev|qa|perf)-|https?:))/g)) spans.push([m.index, m.index + m[0].length]);
   return extracted(values.length === 1 ? first.value : values, spans);
 }
-const namespaceOf = (t: string) => firstName(t, [new RegExp(`\\b(?:namespace|ns) ${NAME}`, 'd'), new RegExp(`\\b${NAME} namespace\\b`, 'd')]);
+const namespaceOf = (t: string) => firstName(t, [new RegExp(`\\b(?:namespace|ns) ${NAME}`, 'd'), new RegExp(`${BEFORE}${NAME} namespace\\b`, 'd')]);
 
 /** Every match of `re` (global) as spans. */
 const allSpans = (text: string, re: RegExp): Span[] => [...text.matchAll(re)].map((m) => [m.index, m.index + m[0].length] as Span);
@@ -120,8 +122,8 @@ function syncStatus(text: string): Extracted | undefined {
   if (except?.[1] !== undefined) return extracted(except[1] === 'synced' || except[1] === 'in sync' ? ['OutOfSync', 'Unknown'] : ['Synced', 'Unknown'], [spanOf(except)]);
   const kinds: readonly (readonly [string, RegExp])[] = [
     // "Not synced" is every status but Synced (Unknown too); "out of sync" is Argo CD's OutOfSync.
-    ['NotSynced', /\b(?:not|aren'?t|isn'?t|weren'?t|wasn'?t) (?:in )?sync(?:ed|hed)?\b|\bunsynced\b|\bnon-synced\b/g],
-    ['OutOfSync', /out[ -]of[ -]sync|outofsync|drift(?:ed|ing|s)?\b/g],
+    ['NotSynced', new RegExp(String.raw`\b(?:not|aren'?t|isn'?t|weren'?t|wasn'?t) (?:in )?sync(?:ed|hed)?\b${WINDOW_AHEAD}|\bunsynced\b|\bnon-synced\b`, 'g')],
+    ['OutOfSync', /out[ -]of[ -]sync|outofsync|\boos\b|drift(?:ed|ing|s)?\b/g],
     ['Unknown', /sync(?: status)? (?:is )?unknown|unknown sync(?: status)?/g],
     ['Synced', new RegExp(`${word('in sync')}|${word('in-sync')}|${word('synced')}${WINDOW_AHEAD}`, 'g')],
   ];
@@ -155,7 +157,8 @@ function healthStatus(text: string): Extracted | undefined {
   take(/\b(?:unhealthy|un-healthy|not (?:healthy|ok|okay|fine)|in (?:bad|poor) health|broken|failing|erroring|in trouble)\b(?! to (?:sync|deploy|connect))/g, NOT_HEALTHY);
   take(/\bdegraded\b/g, ['Degraded']);
   take(/\b(?:progressing|rolling out)\b/g, ['Progressing']);
-  take(new RegExp(word('missing'), 'g'), ['Missing']);
+  // "missing a team label" is about a label, not the Missing health status.
+  take(new RegExp(`${word('missing')}(?! (?:an? |the )?[\\w./-]+ labels?\\b)`, 'g'), ['Missing']);
   take(/\b(?:suspended|paused)\b/g, ['Suspended']);
   take(/\bunknown health|health (?:is )?unknown\b/g, ['Unknown']);
   take(new RegExp(`(?<!un|un-|not )${word('healthy')}`, 'g'), ['Healthy']);
@@ -195,10 +198,20 @@ const UNIT_SECONDS: Readonly<Record<string, number>> = { minute: 60, min: 60, ho
 function windowOf(text: string, now: number): { after: number; before: number | undefined; span: Span } | undefined {
   const amount = `(\\d{1,4}|${Object.keys(NUMBER_WORDS).join('|')})`;
   const relative = new RegExp(`\\b(?:(?:in|within|during|over|for) )?(?:the )?(?:last|past|previous) (?:${amount} )?(minute|min|hour|hr|day|week)s?\\b`, 'd');
+  // "48h", "30m", "2d", "1w" (and "the last 48h").
+  const compact = /\b(?:(?:in|within|during|over|for) )?(?:the )?(?:last|past|previous) (\d{1,4}) ?(m|min|mins|h|hr|hrs|d|w)\b|\b(?:in|within) (\d{1,4}) ?(h|hr|hrs|d)\b/d.exec(text);
+  if (compact !== null) {
+    const n = Number(compact[1] ?? compact[3]);
+    const unit = (compact[2] ?? compact[4] ?? 'h')[0] ?? 'h';
+    const seconds = ({ m: 60, h: 3_600, d: 86_400, w: 604_800 } as Readonly<Record<string, number>>)[unit] ?? 3_600;
+    if (n > 0) return { after: now - n * seconds * 1000, before: undefined, span: spanOf(compact) };
+  }
   const m = relative.exec(text);
   if (m !== null) {
     const n = m[1] === undefined ? 1 : /^\d+$/.test(m[1]) ? Number(m[1]) : (NUMBER_WORDS[m[1]] ?? 1);
-    const seconds = (UNIT_SECONDS[m[2] ?? 'hour'] ?? 3_600) * Math.max(1, n);
+    // "the last 0 hours" is no window: its words stay unused.
+    if (n <= 0) return undefined;
+    const seconds = (UNIT_SECONDS[m[2] ?? 'hour'] ?? 3_600) * n;
     return { after: now - seconds * 1000, before: undefined, span: spanOf(m) };
   }
   const day = 86_400_000;
@@ -209,6 +222,13 @@ function windowOf(text: string, now: number): { after: number; before: number | 
     [/\b(?:(?:since|from) )?(?:today|this morning)\b/d, today, undefined],
     [/\b(?:(?:since|during|in) )?this week\b/d, today - ((new Date(today).getUTCDay() + 6) % 7) * day, undefined],
   ];
+  // "since monday": 00:00 UTC of the last such day (today when it is that day).
+  const weekday = /\b(?:since|from|after) (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/d.exec(text);
+  if (weekday?.[1] !== undefined) {
+    const wanted = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'].indexOf(weekday[1]);
+    const back = (new Date(today).getUTCDay() - wanted + 7) % 7;
+    return { after: today - back * day, before: undefined, span: spanOf(weekday) };
+  }
   for (const [re, after, before] of calendar) {
     const c = re.exec(text);
     if (c !== null) return { after, before, span: spanOf(c) };
@@ -283,10 +303,15 @@ function nameContains(text: string): Extracted | undefined {
     new RegExp(`\\bcontaining ${part} in (?:the |their |its )?names?\\b`, 'd'),
     new RegExp(`\\b${part} in (?:the |their |its )?names?\\b`, 'd'),
   ]);
-  if (m !== undefined) return named(m);
-  // "cron apps in prod", "payment services": a word the agent does not otherwise know, right before the noun,
-  // is read as part of the name (and the answer says "name contains …").
-  for (const g of text.matchAll(/(?<![\w./=-])([a-z][a-z0-9]{2,})(?: |-)(?:apps?|applications?|services?|deployments?|workloads?)\b/g)) {
+  return named(m);
+}
+
+/**
+ * "cron apps in prod", "payment services": a word the agent does not otherwise know, right before the noun, is
+ * read as part of the name. The answer says "name contains …", and when nothing matches it says it was a guess.
+ */
+function nameGuess(text: string): Extracted | undefined {
+  for (const g of text.matchAll(/(?<![\w./=-])([a-z][a-z0-9]{2,})(?: |-)(?:apps?|applications?|services?|deployments?|workloads?)(?![\w./=-])/g)) {
     const candidate = g[1] ?? '';
     if (KNOWN_BEFORE_NOUN.has(candidate) || candidate in ENV_WORDS) continue;
     return extracted(candidate, [[g.index, g.index + candidate.length]]);
@@ -311,7 +336,7 @@ function entities(now: () => number): readonly EntityExtractor[] {
     { name: 'env', extract: (_q, t) => environments(t) },
     {
       name: 'team',
-      extract: (_q, t) => named(firstName(t, [new RegExp(`\\bteam ${NAME}`, 'd'), new RegExp(`\\bowned by (?:the )?${NAME}(?: team)?`, 'd'), new RegExp(`\\b${NAME} team(?:'s)?\\b`, 'd')])),
+      extract: (_q, t) => named(firstName(t, [new RegExp(`\\bteam ${NAME}`, 'd'), new RegExp(`\\bowned by (?:the )?${NAME}(?: team)?`, 'd'), new RegExp(`${BEFORE}${NAME} team(?:'s)?\\b`, 'd')])),
     },
     { name: 'project', extract: (_q, t) => named(projectOf(t)) },
     { name: 'cluster', extract: (_q, t) => clusters(t) },
@@ -327,6 +352,7 @@ function entities(now: () => number): readonly EntityExtractor[] {
     { name: 'namespace', extract: (_q, t) => named(namespaceOf(t)) },
     { name: 'repo', extract: (_q, t) => repoOf(t) },
     { name: 'name_contains', extract: (_q, t) => nameContains(t) },
+    { name: 'name_guess', extract: (_q, t) => (nameContains(t) === undefined ? nameGuess(t) : undefined) },
     { name: 'window', extract: (_q, t) => timeWindow(t, now()) },
     { name: 'phase', extract: (_q, t) => operationPhase(t) },
     { name: 'auto_sync', extract: (_q, t) => autoSync(t) },
@@ -399,7 +425,9 @@ function entities(now: () => number): readonly EntityExtractor[] {
       extract: (_q, t) => {
         const inClusters = clusters(t)?.value;
         const taken = new Set([projectOf(t)?.value, namespaceOf(t)?.value, ...(inClusters === undefined ? [] : typeof inClusters === 'string' ? [inClusters] : inClusters)]);
-        const names = [...t.matchAll(/(?<![\w./=:@-])([a-z0-9]+(?:-[a-z0-9]+)+)(?![\w./=@-]|:\/\/)/g)].filter((m) => !NOT_NAMES.has(m[1] ?? '') && !taken.has(m[1]));
+        const names = [...t.matchAll(/(?<![\w./=:@-])([a-z0-9]+(?:-[a-z0-9]+)+)(?![\w./=@-]|:\/\/)/g)].filter(
+          (m) => !NOT_NAMES.has(m[1] ?? '') && !taken.has(m[1]) && !/^\d{4}-\d{2}-\d{2}$/.test(m[1] ?? ''),
+        );
         const first = names[0];
         if (first?.[1] !== undefined) return extracted(first[1], [[first.index, first.index + first[0].length]]);
         // "app guestbook", "application guestbook's status": a plain word is a name only where a name ends the phrase.
@@ -410,6 +438,8 @@ function entities(now: () => number): readonly EntityExtractor[] {
     {
       name: 'page',
       extract: (_q, t) => {
+        const start = /^(?:list|show|give me) (?:them|those|these)(?: all)?\b|\bfirst page\b/d.exec(t);
+        if (start !== null) return extracted('first', [spanOf(start)]);
         const prev = /\b(previous|prev|back)\b/d.exec(t);
         if (prev !== null) return extracted('previous', [spanOf(prev)]);
         const n = /\bpage (\d{1,4})\b/d.exec(t);
@@ -456,6 +486,8 @@ const UNDERSTOOD_PHRASES: readonly RegExp[] = [
   /\bat the moment\b/g,
   /\bapplication sets?\b/g,
   /\bwhat can you (?:do|tell)\b/g,
+  // "healthy but out of sync": "but" joins two statuses (both apply); "everything but the healthy ones" is not this.
+  /(?<=\b(?:healthy|unhealthy|degraded|synced|in sync|out of sync|progressing|suspended|missing) )but(?= (?:not |also )?(?:out of sync|out-of-sync|synced|in sync|healthy|unhealthy|degraded|progressing|suspended|missing)\b)/g,
 ];
 
 const escape = (w: string): string => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -469,12 +501,12 @@ const UNDERSTOOD: readonly RegExp[] = [
  * silently drop a word that changes the question).
  */
 const TYPO_VOCABULARY = [
-  'which', 'what', 'list', 'show', 'display', 'search', 'find', 'describe', 'details', 'status', 'health', 'summary',
+  'which', 'what', 'describe', 'details', 'status', 'health', 'summary',
   'application', 'applications', 'deployments', 'services', 'workloads', 'projects', 'project', 'clusters', 'cluster', 'namespace', 'namespaces',
   'environment', 'production', 'staging', 'development', 'label', 'labels', 'team', 'owned', 'repository', 'repo', 'source',
   'sync', 'synced', 'unsynced', 'outofsync', 'drifted', 'drifting', 'degraded', 'healthy', 'unhealthy', 'progressing', 'missing', 'suspended', 'paused',
   'attention', 'problems', 'broken', 'failing', 'failed', 'many', 'number', 'count', 'total', 'created', 'deployed',
-  'minutes', 'hours', 'days', 'weeks', 'yesterday', 'today', 'since', 'history', 'resources', 'events', 'logs', 'wrong', 'help', 'next', 'page', 'previous',
+  'minutes', 'hours', 'days', 'weeks', 'yesterday', 'today', 'since', 'history', 'resources', 'events', 'logs', 'wrong',
   'applicationsets', 'appsets', 'connected', 'registered', 'operation', 'operations', 'automated',
 ];
 
@@ -483,6 +515,7 @@ for (const w of [
   ...TYPO_VOCABULARY,
   'synced', 'unsynced', 'drifted', 'drifting', 'degraded', 'healthy', 'unhealthy', 'progressing', 'missing', 'suspended', 'paused', 'broken', 'failing', 'failed',
   'erroring', 'running', 'new', 'old', 'other', 'some', 'more', 'most', 'top', 'recent', 'latest', 'oldest', 'newest', 'biggest', 'largest', 'small', 'big', 'manual', 'automated',
+  'oos', 'stg', 'prd', 'labelled', 'labeled', 'tagged', 'named', 'called', 'pending', 'crashing', 'crashlooping', 'restarting', 'unavailable', 'down', 'dead',
   'cost', 'costly', 'expensive', 'cheap', 'critical', 'important', 'legacy', 'active', 'inactive', 'stale', 'orphaned', 'deleted', 'ready', 'unready', 'available',
 ]) {
   KNOWN_BEFORE_NOUN.add(w);
@@ -500,6 +533,7 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
       { pattern: /^(next|more|continue|keep going|go on|previous|prev|back)\b/, weight: 0.95 },
       { pattern: /^(show |give me )?(the )?(next|more|previous)( page| ones| results| \d+)?[.!?]?$/, weight: 0.95 },
       { pattern: /^(show |go to )?page \d+/, weight: 0.95 },
+      { pattern: /^(list|show|give me) (them|those|these)( all)?[.!?]?$|^(show |go to )?(the )?first page[.!?]?$/, weight: 0.95 },
     ],
   },
   {
@@ -577,9 +611,11 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
       { pattern: /what'?s (wrong|up|going on|happening) with|why is .* (degraded|out of sync|failing|broken|progressing|unhealthy|missing|suspended)|why (did|does) .* (fail|break)/, weight: 0.92 },
       { pattern: /^(app|application) [a-z0-9]/, weight: 0.85 },
       { pattern: /\bwhen (was|did|were) [a-z0-9]+(-[a-z0-9]+)+ (last )?(synced|sync|deployed|updated|created)\b/, weight: 0.9 },
+      { pattern: /\bwho (last )?(synced|deployed|updated|triggered|started)\b.*\b[a-z0-9]+(-[a-z0-9]+)+/, weight: 0.9 },
       { pattern: /\b(which|what) (revision|version|commit|image|images|repo|repository|source|cluster|namespace|project)\b.*\b[a-z0-9]+(-[a-z0-9]+)+\b/, weight: 0.88 },
       { pattern: /\bwhere (does|is|do) [a-z0-9]+(-[a-z0-9]+)+ (deploy|deployed|run|running|live|go)\b/, weight: 0.9 },
       { pattern: /^[a-z0-9]+(-[a-z0-9]+)+ (status|health|details|state|sync)[?]?$/, weight: 0.9 },
+      { pattern: /\b[a-z0-9]+(-[a-z0-9]+)+'s (logs?|events?|status|health|details|state|resources|history)\b/, weight: 0.9 },
       { pattern: /^[a-z0-9]+(-[a-z0-9]+)+[?]?$/, weight: 0.85 },
     ],
     requires: ['application'],
@@ -596,7 +632,7 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
       { pattern: /\b(failed|failing|running|successful) syncs?\b|\bsyncs? (that )?(have |has )?(failed|succeeded)\b|\b(failed|failing) to (sync|deploy)\b|\bdid (any|a|the)? ?syncs? fail\b/, weight: 0.86 },
       { pattern: /\bhow many\b|\bnumber of\b/, weight: 0.82 },
       { pattern: /^(show|list|give)( me)? (everything|all)\b/, weight: 0.85 },
-      { pattern: /\b(what|which)('?s| is| are)? (got |was |were |been )?(deployed|running|synced|rolled out|updated) (on|to|in|at|since|today|yesterday|this|during|within|over)\b|\bwhat (got|was|were) (deployed|synced|rolled out|updated)\b/, weight: 0.86 },
+      { pattern: /\b(what|which|anything)('?s| is| are| has| have)? (got |was |were |been |has been )?(deployed|running|synced|rolled out|updated) (on|to|in|at|since|today|yesterday|this|during|within|over|for)\b|\b(what|anything) (got|was|were|has been) (deployed|synced|rolled out|updated)\b/, weight: 0.86 },
       // A filter and the noun, in any order ("degraded apps", "apps degraded"): boosts lift it past the threshold.
       { pattern: new RegExp(APPS), weight: 0.78 },
     ],

@@ -235,7 +235,8 @@ export function registerApplicationTools(kit: BoundedTools, client: ArgoCdClient
       const items = apps.filter((app) => matchesFilters(app, filters, clusters)).map((app) => applicationRow(app, clusters.nameOf(app.spec?.destination)));
       const notes: string[] = [];
       if (clusters.degraded !== undefined) notes.push(`Cluster names: ${clusters.degraded}.`);
-      for (const wanted of filters.cluster === undefined ? [] : typeof filters.cluster === 'string' ? [filters.cluster] : filters.cluster) {
+      // While degraded no name is known: the degraded note says so once instead.
+      for (const wanted of filters.cluster === undefined || clusters.degraded !== undefined ? [] : typeof filters.cluster === 'string' ? [filters.cluster] : filters.cluster) {
         if (clusters.resolve(wanted) === undefined) notes.push(`Argo CD has no registered cluster "${wanted}"; only destinations naming it literally matched. list_clusters shows the names.`);
       }
       return { items, notes };
@@ -247,6 +248,8 @@ export function registerApplicationTools(kit: BoundedTools, client: ArgoCdClient
       by_cluster: (row) => text(row.cluster),
       by_namespace: (row) => text(row.namespace),
     },
+    // Clusters are few and a breakdown by cluster should name each one.
+    countsTop: { by_cluster: 30 },
   });
 
   kit.register({

@@ -34,6 +34,8 @@ export const CLUSTER_DIRECTORY_LIMITS = {
   ttlMs: 30_000,
   /** Clusters kept from one list; more are ignored (Argo CD installs have tens, rarely hundreds). */
   maxClusters: 5_000,
+  /** How long a failed read is not retried (a token without cluster rights would otherwise fail on every call). */
+  degradedTtlMs: 5_000,
 } as const;
 
 /** The local API as Argo CD names it. */
@@ -103,22 +105,29 @@ export class ClusterDirectory {
    */
   async names(signal?: AbortSignal): Promise<ClusterNames> {
     const cached = this.cached;
-    if (cached !== undefined && this.now() - cached.at < CLUSTER_DIRECTORY_LIMITS.ttlMs) return cached.names;
+    if (cached !== undefined && this.now() - cached.at < (cached.names.degraded === undefined ? CLUSTER_DIRECTORY_LIMITS.ttlMs : CLUSTER_DIRECTORY_LIMITS.degradedTtlMs)) return cached.names;
+    // Shared by every caller, so no caller's signal ends it (the upstream timeout bounds it); a caller that aborts
+    // stops waiting for it below.
     this.pending ??= this.client
-      .listClusters(signal)
-      .then((clusters) => {
-        const names = clusterNames(clusters);
-        this.cached = { at: this.now(), names };
-        return names;
-      })
+      .listClusters()
+      .then((clusters) => clusterNames(clusters))
       .catch((error: unknown) => {
         this.logger.warn({ err: describeError(error) }, 'cluster list unavailable; cluster names derived from destinations');
         return clusterNames([], `the cluster list could not be read (${describeError(error)}), so clusters named by URL are shown by host name`);
       })
+      .then((names) => {
+        this.cached = { at: this.now(), names };
+        return names;
+      })
       .finally(() => {
         this.pending = undefined;
       });
-    return this.pending;
+    if (signal === undefined) return this.pending;
+    signal.throwIfAborted();
+    return Promise.race([
+      this.pending,
+      new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true })),
+    ]);
   }
 }
 

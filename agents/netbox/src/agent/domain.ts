@@ -375,7 +375,7 @@ export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDoma
     const page = (tool: string, args: Args): ToolCall => ({ tool, args: { ...args, limit: PRESENTATION.showWholeMax, offset: 0 } });
     switch (c.intent) {
       case 'list_sites':
-        return [page('list_sites', defined({ status: one(e.status) }))];
+        return [page('list_sites', defined({ status: one(e.status), region: one(e.region) }))];
       case 'list_devices':
         return [page('list_devices', deviceFilters(e))];
       case 'device_details':
@@ -437,7 +437,7 @@ export function createNetBoxDomain(options: NetBoxDomainOptions = {}): AgentDoma
 
   return {
     // Named in the answer when asked for and not applied by the tool calls made.
-    filterEntities: ['site', 'role', 'status', 'tag', 'state', 'prefix', 'vid', 'device'],
+    filterEntities: ['site', 'role', 'status', 'tag', 'state', 'prefix', 'vid', 'device', 'group_by', 'region'],
     plan: planFor,
 
     async assess({ classification, plan, callTool }): Promise<Assessment> {

@@ -85,7 +85,33 @@ const entities: readonly EntityExtractor[] = [
     },
   },
   { name: 'tag', extract: (_q, t) => first(t, [/\btagged (?:with )?["']?([\w-]+)/, /\bwith (?:the )?tag ["']?([\w-]+)/, /\btag ["']?([\w-]+)/]) },
-  { name: 'prefix', extract: (_q, t) => first(t, [new RegExp(`(?:\\b(?:prefix|subnet|network) )?${CIDR.source}`)]) },
+  {
+    name: 'prefix',
+    extract: (_q, t) => {
+      const cidr = first(t, [new RegExp(`(?:\\b(?:prefix|subnet|network) )?${CIDR.source}`)]);
+      if (cidr !== undefined) return cidr;
+      // One address ("what is 10.1.0.1?") is the /32 that holds only it.
+      const ip = first(t, [/(?:\b(?:ip|address|ip address) )?(?<![\w.:/])((?:\d{1,3}\.){3}\d{1,3})(?![\w.:/])/]);
+      return ip === undefined ? undefined : { value: `${String(ip.value)}/32`, spans: ip.spans };
+    },
+  },
+  {
+    name: 'region',
+    extract: (_q, t) => {
+      const regions: readonly (readonly [RegExp, string])[] = [
+        [/\b(?:europe|european|emea|eu)\b/, 'europe'],
+        [/\b(?:north america|north american|americas|usa|na)\b/, 'north-america'],
+        [/\b(?:asia pacific|asia-pacific|apac|asia|apj)\b/, 'asia-pacific'],
+        [/\b(?:south america|latam|latin america)\b/, 'south-america'],
+        [/\bafrica\b/, 'africa'],
+      ];
+      for (const [pattern, slug] of regions) {
+        const found = when(t, pattern, slug);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    },
+  },
   { name: 'vid', extract: (_q, t) => first(t, [/\bvlan (?:id )?(\d{1,4})\b/, /\bvid (\d{1,4})\b/]) },
   {
     name: 'query',
@@ -104,6 +130,11 @@ const entities: readonly EntityExtractor[] = [
       when(t, /\b(?:cabled|connected)\b/, 'cabled=true') ??
       when(t, /\b(?:disabled|shut ?down|admin down)\b/, 'enabled=false') ??
       when(t, /\benabled\b/, 'enabled=true'),
+  },
+  {
+    // "by role", "per site": no tool here breaks a list down; named as not applied (filterEntities) when asked.
+    name: 'group_by',
+    extract: (_q, t) => first(t, [/\b(?:per|by|for each|grouped by|group by|broken down by|breakdown by|split by) (site|role|status|rack|type|manufacturer|vlan|tag)s?\b(?! [a-z]{2,4}\d)/]),
   },
   {
     name: 'page',
@@ -130,6 +161,7 @@ export const NETBOX_UNDERSTOOD_WORDS = [
   'free', 'available', 'unused', 'spare', 'unallocated', 'used', 'assigned', 'taken', 'allocated', 'use', 'utilisation', 'utilization', 'usage', 'full', 'inside',
   'status', 'details', 'detail', 'describe', 'info', 'information', 'inspect', 'state', 'role', 'roles', 'type', 'tag', 'tagged', 'named', 'called', 'name',
   'help', 'support', 'ask', 'next', 'more', 'page', 'batch', 'previous', 'continue', 'going', 'keep', 'go', 'summary', 'summarise', 'summarize', 'overview', 'totals', 'counts', 'numbers', 'instead',
+  'rack', 'mounted', 'located', 'model', 'owns', 'uses', 'who', 'region', 'regions',
   'filter', 'narrow', 'down', 'rest', 'exact', 'everything', 'quick', 'sample', 'sampled', 'glance', 'rough', 'idea', 'spot', 'retry', 'try', 'read', 'analysis',
 ] as const;
 
@@ -141,7 +173,7 @@ const NETBOX_UNDERSTOOD: readonly RegExp[] = [
 
 /** Words a typo may be read as: the ones that carry meaning here. */
 const NETBOX_TYPO_VOCABULARY = [
-  'which', 'what', 'list', 'show', 'search', 'find', 'sites', 'devices', 'device', 'interfaces', 'interface', 'cables', 'vlans', 'prefixes', 'prefix', 'subnets', 'addresses', 'address',
+  'which', 'what', 'sites', 'devices', 'device', 'interfaces', 'interface', 'cables', 'vlans', 'prefixes', 'prefix', 'subnets', 'addresses', 'address',
   'switches', 'switch', 'routers', 'router', 'firewalls', 'firewall', 'servers', 'server', 'active', 'offline', 'planned', 'failed', 'staged', 'decommissioning', 'inventory',
   'available', 'assigned', 'allocated', 'utilisation', 'utilization', 'details', 'status', 'summary', 'tagged', 'uncabled', 'connected', 'disabled', 'enabled', 'many', 'count',
 ];
@@ -194,6 +226,7 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
     complexity: 'simple',
     patterns: [
       { pattern: /\b(free|available|unused|spare|unallocated)\b.*\b(ips?|addresses|space)\b/, weight: 0.92 },
+      { pattern: /\b(ips?|addresses|space)\b.*\b(are |is )?(free|available|unused|spare|unallocated|left)\b/, weight: 0.93 },
       { pattern: /\b(utili[sz]ation|usage|how full)\b/, weight: 0.9 },
     ],
     requires: ['prefix'],
@@ -204,6 +237,8 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
     patterns: [
       { pattern: /\b(used|assigned|taken|allocated|in use)\b.*\b(ips?|addresses)\b/, weight: 0.92 },
       { pattern: /\b(ips?|ip addresses|addresses)\b.*\b(in|of|inside) (prefix )?(\d{1,3}\.){3}\d{1,3}\//, weight: 0.88 },
+      // One address: who has it ("what is 10.1.0.1?", "which device is 10.5.0.4 assigned to?").
+      { pattern: /^(what|who|which device|where)\b.*\b(\d{1,3}\.){3}\d{1,3}(?![\d/])|\b(who|which device|what device) (has|uses|owns|is)\b.*\b(\d{1,3}\.){3}\d{1,3}(?![\d/])/, weight: 0.9 },
     ],
     requires: ['prefix'],
   },
@@ -236,6 +271,7 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
       { pattern: /\b(status|details?|describe|info(rmation)?|tell me about|show( me)?( the)?( device)?|inspect|what is)\b/, weight: 0.86 },
       { pattern: /\b(ips?|addresses)\b.*\b(of|on|for)\b/, weight: 0.9 },
       { pattern: /^(device )?[a-z0-9]+(-[a-z0-9]+){2,}[?]?$/, weight: 0.88 },
+      { pattern: /\b(which|what|where)\b.*\b(rack|site|type|model|role|status|primary ip)\b.*\b[a-z0-9]+(-[a-z0-9]+){2,}|\bwhere is [a-z0-9]+(-[a-z0-9]+){2,}/, weight: 0.9 },
     ],
     requires: ['device'],
   },
