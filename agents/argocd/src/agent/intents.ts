@@ -265,7 +265,7 @@ function timeWindow(text: string, now: number): Extracted | undefined {
 
 function operationPhase(text: string): Extracted | undefined {
   const kinds: readonly (readonly [string, RegExp])[] = [
-    ['Failed', /\b(?:failed|failing|unsuccessful) (?:syncs?|sync operations?|deploys?|deployments?)\b|\bsyncs? (?:that )?(?:have |has |did )?(?:failed|errored|fail)\b|\b(?:failed|failing|fails) to (?:sync|deploy)\b|\bsync (?:failures?|errors?|failed)\b|\bdid (?:any|a|the)? ?syncs? fail\b/g],
+    ['Failed', /\bfailed (?:their|its|the|a) (?:last |latest )?sync\b|\b(?:failed|failing|unsuccessful) (?:syncs?|sync operations?|deploys?|deployments?)\b|\bsyncs? (?:that )?(?:have |has |did )?(?:failed|errored|fail)\b|\b(?:failed|failing|fails) to (?:sync|deploy)\b|\bsync (?:failures?|errors?|failed)\b|\bdid (?:any|a|the)? ?syncs? fail\b/g],
     ['Running', /\b(?:running|ongoing|in-progress) syncs?\b|\bsyncs? (?:in progress|running)\b|\bsyncing(?: right now| now)?\b|\bcurrently syncing\b/g],
     ['Succeeded', /\b(?:successful|succeeded) syncs?\b|\bsyncs? (?:that )?succeeded\b|\bsynced successfully\b/g],
   ];
@@ -285,7 +285,9 @@ function autoSync(text: string): Extracted | undefined {
 
 /** "per cluster", "by project", "broken down by health": the counts answer it. */
 function groupBy(text: string): Extracted | undefined {
-  const m = /\b(?:per|by|for each|in each|grouped by|group by|broken down by|breakdown by|split by|across) (cluster|project|health(?: status)?|sync(?: status)?|namespace)s?\b/d.exec(text);
+  const m =
+    /\b(?:per|by|for each|in each|grouped by|group by|broken down by|breakdown by|split by|across) (cluster|project|health(?: status)?|sync(?: status)?|namespace)s?\b/d.exec(text) ??
+    /\b(health|sync)(?: status)? (?:summary|breakdown|overview|counts?)\b/d.exec(text);
   if (m?.[1] === undefined) return undefined;
   const key = m[1].split(' ')[0] ?? m[1];
   return extracted(key, [spanOf(m)]);
@@ -475,6 +477,7 @@ export const UNDERSTOOD_WORDS = [
   'refresh', 'fresh', 'uncached', 'latest', 'real-time', 'realtime', 'up-to-date',
   'connect', 'connecting', 'connections', 'reach', 'reached',
   'who', 'whom', 'when', 'revision', 'commit', 'version', 'image', 'images', 'running', 'runs', 'run', 'live', 'lives', 'go', 'goes', 'deploys', 'sync',
+  'finished', 'done', 'completed', 'yet', 'stopped', 'syncing', 'deploying', 'breakdown',
   'many', 'much', 'number', 'count', 'total', 'owned', 'owns', 'belonging', 'belong', 'belongs', 'per', 'grouped', 'group', 'breakdown', 'across', 'auto', 'synced',
 ] as const;
 
@@ -486,6 +489,8 @@ const UNDERSTOOD_PHRASES: readonly RegExp[] = [
   /\bat the moment\b/g,
   /\bapplication sets?\b/g,
   /\bwhat can you (?:do|tell)\b/g,
+  // "degraded or missing": both statuses are read (any of them).
+  /(?<=\b(?:healthy|unhealthy|degraded|progressing|suspended|missing|paused),?) (?:or|and)(?= (?:healthy|unhealthy|degraded|progressing|suspended|missing|paused)\b)/g,
   // "healthy but out of sync": "but" joins two statuses (both apply); "everything but the healthy ones" is not this.
   /(?<=\b(?:healthy|unhealthy|degraded|synced|in sync|out of sync|progressing|suspended|missing) )but(?= (?:not |also )?(?:out of sync|out-of-sync|synced|in sync|healthy|unhealthy|degraded|progressing|suspended|missing)\b)/g,
 ];
@@ -612,6 +617,7 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
       { pattern: /^(app|application) [a-z0-9]/, weight: 0.85 },
       { pattern: /\bwhen (was|did|were) [a-z0-9]+(-[a-z0-9]+)+ (last )?(synced|sync|deployed|updated|created)\b/, weight: 0.9 },
       { pattern: /\bwho (last )?(synced|deployed|updated|triggered|started)\b.*\b[a-z0-9]+(-[a-z0-9]+)+/, weight: 0.9 },
+      { pattern: /\b(has|is|did) [a-z0-9]+(-[a-z0-9]+)+ (finished|done|completed|still|stopped) ?(syncing|deploying|rolling out|sync|deploy)?\b/, weight: 0.9 },
       { pattern: /\b(which|what) (revision|version|commit|image|images|repo|repository|source|cluster|namespace|project)\b.*\b[a-z0-9]+(-[a-z0-9]+)+\b/, weight: 0.88 },
       { pattern: /\bwhere (does|is|do) [a-z0-9]+(-[a-z0-9]+)+ (deploy|deployed|run|running|live|go)\b/, weight: 0.9 },
       { pattern: /^[a-z0-9]+(-[a-z0-9]+)+ (status|health|details|state|sync)[?]?$/, weight: 0.9 },
@@ -631,7 +637,9 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
       { pattern: /^(what'?s|whats|what is|which are) (out[ -]of[ -]sync|degraded|unhealthy|progressing|missing|suspended|drifting)\b/, weight: 0.88 },
       { pattern: /\b(failed|failing|running|successful) syncs?\b|\bsyncs? (that )?(have |has )?(failed|succeeded)\b|\b(failed|failing) to (sync|deploy)\b|\bdid (any|a|the)? ?syncs? fail\b/, weight: 0.86 },
       { pattern: /\bhow many\b|\bnumber of\b/, weight: 0.82 },
-      { pattern: /^(show|list|give)( me)? (everything|all)\b/, weight: 0.85 },
+      { pattern: /^(show|list|give)( me)? (everything|all)\b|^everything\b/, weight: 0.85 },
+      { pattern: /\b(sync|health)( status)? (summary|breakdown|overview|counts?)\b/, weight: 0.88 },
+      { pattern: /\bfailed (their|its|the) (last |latest )?sync\b/, weight: 0.88 },
       { pattern: /\b(what|which|anything)('?s| is| are| has| have)? (got |was |were |been |has been )?(deployed|running|synced|rolled out|updated) (on|to|in|at|since|today|yesterday|this|during|within|over|for)\b|\b(what|anything) (got|was|were|has been) (deployed|synced|rolled out|updated)\b/, weight: 0.86 },
       // A filter and the noun, in any order ("degraded apps", "apps degraded"): boosts lift it past the threshold.
       { pattern: new RegExp(APPS), weight: 0.78 },

@@ -309,7 +309,7 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
       // A filter and the noun in any order ("failed devices"): the boost lifts it past the threshold.
       { pattern: /\b(devices?|switch|switches|routers?|firewalls?|servers?|pdus?)\b/, weight: 0.78 },
     ],
-    unless: [new RegExp(INTERFACES), /\b(cables?|vlans?|prefix(es)?|ips?|addresses)\b/, DEVICE],
+    unless: [new RegExp(INTERFACES), /\b(cables?|vlans?|prefix(es)?|ips?|addresses)\b/, DEVICE, /(?<![\w.])(\d{1,3}\.){3}\d{1,3}(?![\d.])/],
     boostedBy: ['site', 'role', 'status', 'tag'],
   },
   {
