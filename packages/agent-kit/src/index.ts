@@ -22,6 +22,7 @@ export {
 export { questionParts, QUESTION_PARTS } from './parts.js';
 export {
   accountingNote,
+  partialMetadata,
   unappliedEntities,
   notApplied,
   createWorkflow,

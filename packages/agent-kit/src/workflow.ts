@@ -216,6 +216,12 @@ export function unappliedEntities<I extends string>(c: Classification<I> | undef
   return out;
 }
 
+/** A2A metadata of a partial answer: `partial` and what it did not do (≤ 500 characters), from its `not_applied`. */
+export function partialMetadata(data: Readonly<Record<string, unknown>> | undefined): { readonly partial: boolean; readonly not_applied?: string } {
+  const missing = notApplied(data);
+  return missing.length === 0 ? { partial: false } : { partial: true, not_applied: missing.join('; ').slice(0, 500) };
+}
+
 /** The `not_applied` list a domain put in its answer's data, if any. */
 export function notApplied(data: Readonly<Record<string, unknown>> | undefined): string[] {
   const value = data?.not_applied;

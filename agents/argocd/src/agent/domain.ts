@@ -97,10 +97,10 @@ const HELP_OPTIONS = ['which apps are out of sync in prod?', 'what needs attenti
 
 const when = (iso: unknown): string => (typeof iso === 'string' ? iso.replace('T', ' ').replace(/:\d{2}Z$/, ' UTC').replace(/Z$/, ' UTC') : String(iso));
 
-/** The filters of a call, as a person reads them: "sync OutOfSync, health not Healthy, cluster prod-eu-1". */
 /** A value as text: strings as they are, anything else as JSON. */
 const scalar = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
+/** The filters of a call, as a person reads them: "sync OutOfSync, health not Healthy, cluster prod-eu-1". */
 export function describeFilters(args: Args): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(args)) {

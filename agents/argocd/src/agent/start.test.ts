@@ -15,8 +15,13 @@ describe('flotilla agent argocd --local', () => {
       const client = await new ClientFactory().createFromUrl(agent.url);
       const reply = await client.sendMessage(textRequest('which clusters do we have?', randomUUID()));
       expect(JSON.stringify(reply)).toContain('13 clusters');
+      expect(JSON.stringify(reply)).toContain('"partial":false');
+      // A partial answer says so in its metadata too, for clients that act on it.
+      const partial = JSON.stringify(await client.sendMessage(textRequest('which clusters do we have in the basement?', randomUUID())));
+      expect(partial).toContain('"partial":true');
+      expect(partial).toContain('"not_applied":"\\"basement\\""');
       const metrics = await (await fetch(`${agent.url}/metrics`)).text();
-      expect(metrics).toContain(`${METRIC.agentTurns}{agent="argocd",skill="argocd-inventory",path="direct",outcome="answered"} 1`);
+      expect(metrics).toContain(`${METRIC.agentTurns}{agent="argocd",skill="argocd-inventory",path="direct",outcome="answered"} 2`);
       expect(metrics).toContain(METRIC.agentAnswerTokens);
     } finally {
       await agent.close();

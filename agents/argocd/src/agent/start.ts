@@ -2,7 +2,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { A2A_SERVER_SETTINGS, abortedOutcome, boundedMemoryStore, CapabilityIndex, connectTools, MCP_CLIENT_SETTINGS, meteredAnswerCache, redisAnswerCache, redisConversationLock, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type ToolsConnection } from '@flotilla/agent-kit';
+import { A2A_SERVER_SETTINGS, abortedOutcome, partialMetadata, boundedMemoryStore, CapabilityIndex, connectTools, MCP_CLIENT_SETTINGS, meteredAnswerCache, redisAnswerCache, redisConversationLock, redisMemoryStore, startA2AGate, startA2AServer, type AgentDescription, type ToolsConnection } from '@flotilla/agent-kit';
 import { createFileResultStore, createRedisResultStore, type ResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
@@ -85,6 +85,12 @@ export interface RunningAgent {
   close(): Promise<void>;
 }
 
+/** What only code (tests, benchmarks) sets: not a flag. */
+export interface ArgoCdAgentStartOptions {
+  /** The clock time windows ("synced in the last hour") are measured from; Date.now by default. */
+  readonly now?: (() => number) | undefined;
+}
+
 /**
  * The Argo CD agent over A2A, with its tools over MCP (remote, or in process against Argo CD or the simulator).
  * With --redis-url, conversation memory ("next page"), the answer cache and (in-process tools) spilled results and
@@ -92,12 +98,6 @@ export interface RunningAgent {
  * conversations and reuse each other's answers; an unreachable Redis stops
  * the start with an error naming the setting.
  */
-/** What only code (tests, benchmarks) sets: not a flag. */
-export interface ArgoCdAgentStartOptions {
-  /** The clock time windows ("synced in the last hour") are measured from; Date.now by default. */
-  readonly now?: (() => number) | undefined;
-}
-
 export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger, options: ArgoCdAgentStartOptions = {}): Promise<RunningAgent> {
   const redis: RedisClient | undefined = config.redisUrl === undefined ? undefined : await redisFromUrl(config.redisUrl, { logger });
   const keyPrefix = `${config.redisKeyPrefix}argocd:`;
@@ -195,7 +195,6 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
     metrics.agentTurns.inc({ agent: 'argocd', skill, path, outcome });
     metrics.agentTurnDuration.observe({ agent: 'argocd', skill, path }, (performance.now() - started) / 1000);
     metrics.agentAnswerTokens.observe({ agent: 'argocd' }, counter.count(turn.answer));
-    const notApplied = Array.isArray(turn.data?.not_applied) ? (turn.data.not_applied as unknown[]).map(String) : [];
     const metadata = {
       intent: turn.intent ?? 'none',
       confidence: turn.confidence,
@@ -204,8 +203,7 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
       cached: turn.cached,
       answer_tokens: counter.count(turn.answer),
       // What the answer says it did not do (words not understood, filters not applied): a partial answer.
-      partial: notApplied.length > 0,
-      ...(notApplied.length > 0 ? { not_applied: notApplied.join('; ').slice(0, 500) } : {}),
+      ...partialMetadata(turn.data),
     };
     return { reply: { answer: turn.answer, options: turn.options, metadata }, failed: fastPathFailed(turn) };
   };

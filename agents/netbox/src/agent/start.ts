@@ -9,6 +9,7 @@ import {
   connectTools,
   MCP_CLIENT_SETTINGS,
   meteredAnswerCache,
+  partialMetadata,
   redisAnswerCache,
   redisConversationLock,
   redisMemoryStore,
@@ -249,6 +250,8 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
       answer_tokens: answerTokens,
       limitations: turn.limitations.map((l) => l.kind).join(','),
       handling: (turn.handling?.strategies ?? []).join(','),
+      // What the answer says it did not do (words not understood, filters not applied): a partial answer.
+      ...partialMetadata(turn.data),
     };
     return { reply: { answer: turn.answer, options: turn.options, data: turn.data, metadata }, failed: fastPathFailed(turn) };
   };
