@@ -12,6 +12,10 @@ export const PRESENTATION = {
   /** Unhealthy resources, warning events and log lines a "what's wrong" answer quotes. */
   diagnosisRows: 8,
   logLines: 15,
+  /** Warning events of the first unhealthy pod read for a diagnosis. */
+  podEvents: 5,
+  /** Rows of each part of "what needs attention", and resources not synced or not healthy in a details answer. */
+  partRows: 10,
 } as const;
 
 type Args = Record<string, unknown>;
@@ -276,7 +280,7 @@ function detailsAnswer(results: readonly ToolResult[], wantsLogs: boolean): Answ
   lines.push(
     problems.length === 0
       ? `Resources: ${resources.total ?? 0}, all synced and healthy.`
-      : `Resources not synced or not healthy (${problems.length} of ${resources.total ?? 0}):\n${table(problems.slice(0, 10), ['kind', 'name', 'sync', 'health', 'message'])}`,
+      : `Resources not synced or not healthy (${problems.length} of ${resources.total ?? 0}):\n${table(problems.slice(0, PRESENTATION.partRows), ['kind', 'name', 'sync', 'health', 'message'])}`,
   );
   lines.push(...diagnosis(results, wantsLogs));
   const healthy = health.status === 'Healthy' && sync.status === 'Synced' && conditions.length === 0;
@@ -436,7 +440,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
         if (pod === undefined || typeof pod.name !== 'string') return [];
         const name = tree?.call.args.name;
         const calls: ToolCall[] = [];
-        if (has('get_resource_events')) calls.push({ tool: 'get_resource_events', args: { name, resource_kind: 'Pod', resource_name: pod.name, ...(typeof pod.namespace === 'string' ? { resource_namespace: pod.namespace } : {}), type: 'Warning', limit: 5 } });
+        if (has('get_resource_events')) calls.push({ tool: 'get_resource_events', args: { name, resource_kind: 'Pod', resource_name: pod.name, ...(typeof pod.namespace === 'string' ? { resource_namespace: pod.namespace } : {}), type: 'Warning', limit: PRESENTATION.podEvents } });
         if (one(c.entities.diagnose) === 'logs' && has('get_logs')) {
           calls.push({ tool: 'get_logs', args: { name, pod: pod.name, ...(typeof pod.namespace === 'string' ? { namespace: pod.namespace } : {}), tail_lines: PRESENTATION.logLines, limit: PRESENTATION.logLines } });
         }
@@ -525,7 +529,7 @@ function respondTo(
         if (r.isError) return `${label}: ${errorText(r)}`;
         const rows = (r.body.items as Record<string, unknown>[] | undefined) ?? [];
         const total = Number(r.body.total ?? 0);
-        return `${label}: ${total}${total > 10 ? ' (first 10)' : ''}\n${table(rows.slice(0, 10), COLUMNS.list_applications)}`;
+        return `${label}: ${total}${total > PRESENTATION.partRows ? ` (first ${PRESENTATION.partRows})` : ''}\n${table(rows.slice(0, PRESENTATION.partRows), COLUMNS.list_applications)}`;
       };
       return {
         text: `${scope === '' ? '' : `Applications${scope}.\n`}${part(outOfSync, 'Out of sync')}\n\n${part(unhealthy, 'Not healthy')}`,

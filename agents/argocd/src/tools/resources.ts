@@ -39,6 +39,10 @@ export const RESOURCE_TOOL_LIMITS = {
   /** Images and info entries shown per resource tree row. */
   imagesShown: 3,
   infoShown: 4,
+  /** Characters of one info entry of a tree row ("Restart Count: 3113"). */
+  infoMaxChars: 120,
+  /** Actions listed for one resource. */
+  actionsShown: 50,
 } as const;
 
 const L = RESOURCE_TOOL_LIMITS;
@@ -78,7 +82,7 @@ function treeRow(node: ResourceNode): JsonObject {
     info: info
       .filter((item) => item.name !== 'Status Reason' && item.name !== undefined)
       .slice(0, L.infoShown)
-      .map((item) => cut(`${item.name}: ${item.value ?? ''}`, 120) ?? ''),
+      .map((item) => cut(`${item.name}: ${item.value ?? ''}`, L.infoMaxChars) ?? ''),
     parent: parent === undefined ? undefined : `${parent.kind ?? '?'}/${parent.name ?? '?'}`,
     images: images.slice(0, L.imagesShown),
     images_total: images.length > L.imagesShown ? images.length : undefined,
@@ -358,7 +362,8 @@ async function loadLogs(client: ArgoCdClient, f: LogsFilters, signal: AbortSigna
   if (!f.oldest_first) rows.reverse();
   const complete = lines.stopped === 'end' || lines.stopped === 'selected';
   // Parsed but not kept: left out by grep or since (the line that stopped the read is not one of them).
-  const leftOut = lines.linesRead - lines.items.length - (lines.stopped === 'end' ? 0 : 1);
+  // (a byte cap stops before parsing the line it would cut, so nothing is taken off for it).
+  const leftOut = lines.linesRead - lines.items.length - (lines.stopped === 'max_lines' || lines.stopped === 'selected' ? 1 : 0);
   const notes = [
     `Read ${lines.items.length} log lines (${Math.ceil(lines.bytesRead / KiB)} KiB received${leftOut > 0 ? `; ${leftOut} more left out by grep or since` : ''})${complete ? ', everything Argo CD sent for this query' : ''}; ${f.oldest_first ? 'oldest first' : 'newest first'}.`,
     `Asked Argo CD: GET /api/v1/applications/${f.name}/logs?${decodeURIComponent(asked.toString())} (tailLines is per pod; Argo CD reads at most ${L.logPodsMax} pods).`,
@@ -719,7 +724,7 @@ export function registerResourceTools(kit: BoundedTools, client: ArgoCdClient): 
         data: {
           resource: compact({ kind: ref.kind, name: ref.name, namespace: ref.namespace, group: ref.group }),
           total: actions.length,
-          actions: actions.slice(0, 50).map((a) => compact({ name: a.name, display_name: a.displayName, disabled: a.disabled === true })),
+          actions: actions.slice(0, L.actionsShown).map((a) => compact({ name: a.name, display_name: a.displayName, disabled: a.disabled === true })),
           note: 'Listed only: Flotilla is read-only and does not run resource actions. Someone with the permission can run one in the Argo CD UI or with `argocd app actions run`.',
         },
         overflowHint: 'Too many actions for the budget.',
