@@ -20,7 +20,7 @@ const SPLIT = /\?\s+(?=\S)|;|,?\s(?:and|also|plus)(?:\salso)?\s(?=(?:which|what|
 /** The parts of a question, in order (one part when it is one question). */
 export function questionParts(question: string): string[] {
   // Bounded work: the classifier's cut, whitespace collapsed (a run of spaces cannot make the split slow).
-  const text = question.slice(0, QUESTION_MAX_CHARS).replace(/\s+/g, ' ').trim();
+  const text = question.replace(/\s+/g, ' ').trim().slice(0, QUESTION_MAX_CHARS);
   const pieces = text.split(SPLIT).map((p) => p.trim());
   const parts: string[] = [];
   for (const piece of pieces) {
