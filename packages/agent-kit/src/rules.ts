@@ -240,11 +240,13 @@ export function createRulesClassifier<I extends string>(options: RulesClassifier
       for (const re of understood) for (const match of text.matchAll(re)) cover(used, match.index, match.index + match[0].length);
       // A typo read as a word nothing used (neither an entity nor an understood word) stays a word not understood.
       const applied = corrected.filter((c) => used.subarray(c.at[0], c.at[1]).every((u) => u === 1));
-      const dropped = corrected.filter((c) => !applied.includes(c)).map((c) => c.from);
+      const dropped = corrected.filter((c) => !applied.includes(c));
+      // The word typed is the one reported, not the word it was misread as.
+      for (const c of dropped) cover(used, c.at[0], c.at[1]);
       const accounting =
         options.understood === undefined
           ? {}
-          : { unused: [...new Set([...dropped, ...unusedWords(text, used)])], corrected: applied.map(({ from, to }) => ({ from, to })) };
+          : { unused: [...new Set([...dropped.map((c) => c.from), ...unusedWords(text, used)])], corrected: applied.map(({ from, to }) => ({ from, to })) };
       const scored = options.rules
         .map((rule) => {
           if (rule.unless?.some((re) => re.test(text)) === true) return { rule, confidence: 0 };

@@ -45,6 +45,12 @@ describe('the rules classifier accounts for every word', () => {
     expect(got.unused).toEqual([]);
   });
 
+  it('reports the word typed, not the word it was misread as, when nothing uses the correction', () => {
+    const got = classifier.classify('show the purpel things');
+    expect(got.unused).toEqual(['purpel']);
+    expect(got.corrected).toEqual([]);
+  });
+
   it('corrects a four-letter word only by a swap, nothing after a name prefix, nothing inside a name or URL', () => {
     // Four letters: "gren" is one insertion from "green", not a swap of any word: left as it is.
     expect(classifier.classify('show the gren things').corrected).toEqual([]);

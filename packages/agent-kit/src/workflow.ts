@@ -211,7 +211,7 @@ export function unappliedEntities<I extends string>(c: Classification<I> | undef
     const value = c.entities[name];
     if (value === undefined) continue;
     const values = typeof value === 'string' ? [value] : value;
-    if (values.some((v) => !used.has(v.toLowerCase()))) out.push(`${name} ${values.join(', ')}`);
+    if (values.some((v) => !used.has(v.toLowerCase()))) out.push(`${name.replace(/_/g, ' ')} ${values.join(', ')}`);
   }
   return out;
 }

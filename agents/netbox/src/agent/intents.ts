@@ -175,7 +175,7 @@ const NETBOX_UNDERSTOOD: readonly RegExp[] = [
 const NETBOX_TYPO_VOCABULARY = [
   'which', 'what', 'sites', 'devices', 'device', 'interfaces', 'interface', 'cables', 'vlans', 'prefixes', 'prefix', 'subnets', 'addresses', 'address',
   'switches', 'switch', 'routers', 'router', 'firewalls', 'firewall', 'servers', 'server', 'active', 'offline', 'planned', 'failed', 'staged', 'decommissioning', 'inventory',
-  'available', 'assigned', 'allocated', 'utilisation', 'utilization', 'details', 'status', 'summary', 'tagged', 'uncabled', 'connected', 'disabled', 'enabled', 'many', 'count',
+  'available', 'assigned', 'allocated', 'utilisation', 'utilization', 'details', 'status', 'summary', 'tagged', 'uncabled', 'cabled', 'connected', 'disabled', 'enabled', 'many', 'count',
 ];
 
 const LISTY = String.raw`\b(list|show|which|what|get|give|display|all|every|how many|count|any)\b`;
@@ -332,7 +332,7 @@ export function createNetBoxClassifier(): RulesClassifier<NetBoxIntent> {
     fallback: 'unknown',
     understood: NETBOX_UNDERSTOOD,
     vocabulary: NETBOX_TYPO_VOCABULARY,
-    known: [...NETBOX_UNDERSTOOD_WORDS],
+    known: [...NETBOX_UNDERSTOOD_WORDS, 'cabled', 'uncabled', 'unconnected', 'shutdown', 'down'],
     namePrefixes: ['site', 'device', 'tag', 'tagged', 'named', 'called', 'find', 'search', 'for', 'about'],
   });
 }

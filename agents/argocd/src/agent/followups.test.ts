@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CapabilityIndex, type ToolResult } from '@flotilla/agent-kit';
+import { createMemoryResultStore } from '@flotilla/bounded-tools';
+import { silentLogger } from '@flotilla/core';
+import { createMetrics } from '@flotilla/metrics';
+import { generateArgoEstate, startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
+import { loadTokenCounter } from '@flotilla/tokens';
+import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
+import { ArgoCdClient } from '../client/argocd-client.js';
+import { connectArgoCdToolsInProcess } from '../server.js';
+import { createArgoCdAgent } from './agent.js';
+import { createArgoCdDomain, PRESENTATION } from './domain.js';
+import { createArgoCdClassifier } from './intents.js';
+
+/**
+ * Follow-ups of a count answer: a count leads with the number and shows its rows only when there are at most
+ * PRESENTATION.countRowsMax; "next page" and "list them" after a count start at row 1 (the count showed none).
+ * The simulator's estate is the oracle; the agent's clock is fixed. Then the diagnosis caps (diagnosisRows,
+ * logLines) over the domain's own plan and presentation.
+ */
+const TOKEN = 'followups-test-token-01';
+const NOW = Date.parse('2025-11-20T09:30:00Z');
+const estate = generateArgoEstate();
+const apps = estate.applications;
+let sim: RunningSimulator;
+let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
+let agent: ReturnType<typeof createArgoCdAgent>;
+
+beforeAll(async () => {
+  const counter = await loadTokenCounter();
+  sim = await startArgoCdSimulator({ token: TOKEN, estate });
+  const metrics = createMetrics();
+  const client = new ArgoCdClient({ baseUrl: sim.url, token: TOKEN, limits: UPSTREAM_DEFAULTS, metrics, logger: silentLogger() });
+  tools = await connectArgoCdToolsInProcess({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
+  const capabilities = await CapabilityIndex.fromClient(tools.client);
+  agent = createArgoCdAgent({ mcp: tools.client, counter, capabilities, now: () => NOW });
+});
+afterAll(async () => {
+  await tools.close();
+  await sim.close();
+});
+
+let conversation = 0;
+/** A conversation of its own: each question asked in turn, in the same context. */
+function conversationOf() {
+  const id = `followups-${(conversation += 1)}`;
+  return (question: string) => agent.ask(question, id);
+}
+/** Application names in the rows of an answer's table, in order. */
+const rowNames = (answer: string): string[] =>
+  answer
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| name |'))
+    .map((line) => line.split('|')[1]?.trim() ?? '');
+const firstLine = (text: string): string => text.split('\n')[0] ?? '';
+
+const prod = apps.filter((a) => a.metadata.labels?.env === 'prod');
+const projectOf = (count: (n: number) => boolean): { name: string; size: number } => {
+  const sizes = new Map<string, number>();
+  for (const a of apps) sizes.set(a.spec.project, (sizes.get(a.spec.project) ?? 0) + 1);
+  const found = [...sizes].filter(([, n]) => count(n)).sort((a, b) => b[1] - a[1])[0];
+  if (found === undefined) throw new Error('the estate has no such project');
+  return { name: found[0], size: found[1] };
+};
+
+describe('follow-ups of a count answer', () => {
+  it('"how many apps are in prod?" leads with the number, no rows; "next page" then shows rows 1-20 and goes on', async () => {
+    expect(prod.length).toBeGreaterThan(2 * PRESENTATION.pageRows);
+    const ask = conversationOf();
+    const count = await ask('how many apps are in prod?');
+    expect(firstLine(count.answer)).toBe(`${prod.length} applications (selector env=prod).`);
+    expect(rowNames(count.answer)).toEqual([]);
+    expect(count.options).toContain('list them');
+
+    // The reference: the first page of the same list asked directly.
+    const listed = rowNames((await conversationOf()('list apps in prod')).answer);
+    expect(listed).toHaveLength(PRESENTATION.pageRows);
+    for (const name of listed) expect(prod.map((a) => a.metadata.name)).toContain(name);
+
+    const next = await ask('next page');
+    expect(firstLine(next.answer)).toBe(`Page 1 of ${Math.ceil(prod.length / PRESENTATION.pageRows)} (${prod.length} applications (selector env=prod)), rows 1-${PRESENTATION.pageRows}.`);
+    expect(rowNames(next.answer)).toEqual(listed);
+    const after = await ask('next page');
+    expect(firstLine(after.answer)).toMatch(new RegExp(`^Page 2 of \\d+ \\(${prod.length} applications \\(selector env=prod\\)\\), rows 21-40\\.`));
+    expect(rowNames(after.answer).filter((n) => listed.includes(n))).toEqual([]);
+  });
+
+  it('"list them" after a count shows rows 1-20 too, and "next page" continues at row 21', async () => {
+    const ask = conversationOf();
+    await ask('how many apps are in prod?');
+    const them = await ask('list them');
+    expect(firstLine(them.answer)).toMatch(new RegExp(`^Page 1 of \\d+ \\(${prod.length} applications \\(selector env=prod\\)\\), rows 1-20\\.`));
+    expect(rowNames(them.answer)).toHaveLength(PRESENTATION.pageRows);
+    expect(firstLine((await ask('next page')).answer)).toMatch(/^Page 2 of \d+ .*rows 21-40\./);
+  });
+
+  it(`a count of at most PRESENTATION.countRowsMax (${PRESENTATION.countRowsMax}) shows its rows; "next page" then says that was all`, async () => {
+    const small = projectOf((n) => n <= PRESENTATION.countRowsMax && n > 1);
+    const ask = conversationOf();
+    const count = await ask(`how many apps are in project ${small.name}?`);
+    expect(firstLine(count.answer)).toBe(`${small.size} applications (project ${small.name}).`);
+    expect(rowNames(count.answer).sort()).toEqual(apps.filter((a) => a.spec.project === small.name).map((a) => a.metadata.name).sort());
+    expect(count.options).not.toContain('list them');
+    expect((await ask('next page')).answer).toBe(`No more: that was all ${small.size}, shown whole.`);
+  });
+
+  it('a count over countRowsMax (but a list short enough to show whole) shows no rows; "list them" shows them all', async () => {
+    const big = projectOf((n) => n > PRESENTATION.countRowsMax && n <= PRESENTATION.showWholeMax);
+    const ask = conversationOf();
+    const count = await ask(`how many apps are in project ${big.name}?`);
+    expect(firstLine(count.answer)).toBe(`${big.size} applications (project ${big.name}).`);
+    expect(rowNames(count.answer)).toEqual([]);
+    const them = await ask('list them');
+    expect(firstLine(them.answer)).toBe(`${big.size} applications (project ${big.name}):`);
+    expect(rowNames(them.answer).sort()).toEqual(apps.filter((a) => a.spec.project === big.name).map((a) => a.metadata.name).sort());
+  });
+});
+
+describe('presentation limits of the domain', () => {
+  const classifier = createArgoCdClassifier({ now: () => NOW });
+  const domain = createArgoCdDomain();
+  const respond = (question: string, results: readonly ToolResult[]) =>
+    domain.respond({ question, classification: classifier.classify(question), results, limitations: [], handling: undefined, probes: [], memory: undefined, contextId: 'x', capabilities: undefined });
+  const result = (tool: string, args: Record<string, unknown>, body: Record<string, unknown>): ToolResult => ({ call: { tool, args }, isError: false, body });
+  const countOf = (n: number): ToolResult[] => {
+    const items = Array.from({ length: n }, (_, i) => ({ name: `app-${String(i).padStart(3, '0')}`, project: 'p', sync: 'Synced', health: 'Healthy', cluster: 'c' }));
+    return [result('list_applications', { selector: 'env=prod', limit: PRESENTATION.pageRows, offset: 0 }, { total: n, offset: 0, returned: n, items })];
+  };
+
+  it(`shows the rows of a count up to countRowsMax (${PRESENTATION.countRowsMax}), none above`, () => {
+    const at = respond('how many apps are in prod?', countOf(PRESENTATION.countRowsMax));
+    expect(rowNames(at.text)).toHaveLength(PRESENTATION.countRowsMax);
+    expect(at.memory?.end).toBe(PRESENTATION.countRowsMax);
+    const over = respond('how many apps are in prod?', countOf(PRESENTATION.countRowsMax + 1));
+    expect(rowNames(over.text)).toEqual([]);
+    expect(over.options).toEqual(['list them']);
+    // Nothing shown: the next page is the first.
+    expect(over.memory?.end).toBe(0);
+    const next = domain.plan(classifier.classify('next page'), over.memory);
+    expect(next).toEqual([{ tool: 'list_applications', args: { selector: 'env=prod', limit: PRESENTATION.pageRows, offset: 0 } }]);
+  });
+
+  it(`reads and quotes at most diagnosisRows (${PRESENTATION.diagnosisRows}) resources and events and logLines (${PRESENTATION.logLines}) log lines, the newest`, () => {
+    const question = "what's wrong with payments-api-prod? show logs";
+    const c = classifier.classify(question);
+    expect(c.entities.diagnose).toBe('logs');
+    const plan = domain.plan(c, undefined);
+    expect(plan.find((p) => p.tool === 'get_resource_tree')?.args.limit).toBe(PRESENTATION.diagnosisRows);
+    expect(plan.find((p) => p.tool === 'get_application_events')?.args.limit).toBe(PRESENTATION.diagnosisRows);
+
+    const nodes = Array.from({ length: 3 * PRESENTATION.diagnosisRows }, (_, i) => ({ kind: 'Pod', name: `pod-${i}`, health: 'Degraded', namespace: 'payments' }));
+    const app = result('get_application', { name: 'payments-api-prod' }, { summary: { name: 'payments-api-prod', project: 'payments-prod', sync: { status: 'Synced' }, health: { status: 'Degraded' } }, resources: { total: 0, items: [] } });
+    const tree = result('get_resource_tree', { name: 'payments-api-prod', limit: PRESENTATION.diagnosisRows }, { items: nodes, total: nodes.length });
+    const events = result('get_application_events', { name: 'payments-api-prod' }, { items: nodes.map((n, i) => ({ object: `Pod/${n.name}`, reason: `Reason${i}`, message: 'back-off' })) });
+    const followUp = domain.followUp?.(c, [app, tree, events]) ?? [];
+    const logsCall = followUp.find((f) => f.tool === 'get_logs');
+    expect(logsCall?.args).toMatchObject({ pod: 'pod-0', tail_lines: PRESENTATION.logLines, limit: PRESENTATION.logLines });
+    expect(followUp.find((f) => f.tool === 'get_resource_events')?.args.limit).toBe(PRESENTATION.podEvents);
+
+    // Newest first, as the tool reads them.
+    const lines = Array.from({ length: 3 * PRESENTATION.logLines }, (_, i) => ({ content: `line ${3 * PRESENTATION.logLines - i}` }));
+    const logs = result('get_logs', logsCall?.args ?? {}, { items: lines, total: lines.length });
+    const answer = respond(question, [app, tree, events, logs]).text;
+    const section = (title: string): string[] => {
+      const after = answer.split(`${title}\n`)[1] ?? '';
+      return after.split('\n').filter((l, i, all) => l.startsWith('| ') && all.slice(0, i).every((p) => p.startsWith('|')));
+    };
+    // A header row, a separator, then the rows.
+    expect(section('Not healthy in the resource tree:').length - 1).toBe(PRESENTATION.diagnosisRows);
+    expect(section('Recent warning events:').length - 1).toBe(PRESENTATION.diagnosisRows);
+    expect(answer).toContain(`The newest ${PRESENTATION.logLines} of ${lines.length} log lines read from pod-0:`);
+    const quoted = (answer.split('```\n')[1] ?? '').split('\n```')[0]?.split('\n') ?? [];
+    const newest = Array.from({ length: PRESENTATION.logLines }, (_, i) => `line ${3 * PRESENTATION.logLines - PRESENTATION.logLines + 1 + i}`);
+    expect(quoted).toEqual(newest);
+  });
+});
