@@ -1,4 +1,4 @@
-# syntax=docker/dockerfile:1.7-labs
+# syntax=docker/dockerfile:1.7-labs@sha256:b99fecfe00268a8b556fad7d9c37ee25d716ae08a5d7320e6d51c4dd83246894
 #
 # One image for the whole platform: the `flotilla` CLI starts every piece.
 #
@@ -7,9 +7,17 @@
 #   docker run --rm -p 8091:8091 -e FLOTILLA_ARGOCD_URL=... -e FLOTILLA_ARGOCD_TOKEN=... flotilla mcp argocd
 #   docker run --rm -e FLOTILLA_COMPONENT='mcp argocd' ... flotilla     # piece from the environment instead
 #
-# The 1.7-labs syntax is for `COPY --parents` (below); it needs BuildKit (the default builder since Docker 23).
+# The 1.7-labs syntax is for `COPY --parents` (below); it needs BuildKit (the default builder since Docker 23). That
+# frontend is an image too, pinned by digest like the base image below (update it the same way, with
+# docker/dockerfile:1.7-labs as the name).
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# The base image of both stages, pinned by digest: a tag moves (every rebuild would take whatever it names that day,
+# a poisoned push included), a digest names exactly one image. The tag is kept for people, the digest is what is
+# pulled. To update (monthly, and for every Node or Debian security release): run
+#   docker buildx imagetools inspect node:20-bookworm-slim     (the "Digest:" line)
+# or `crane digest node:20-bookworm-slim`, put the new sha256 here, rebuild and run the tests. A test
+# (packages/observability/src/chart.test.ts) fails when a FROM is not pinned by a sha256 digest.
+ARG NODE_IMAGE=node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0
 
 # ---------------------------------------------------------------------------------------------------------------
 # build: install everything, compile every package, then cut a production-only tree for @flotilla/cli.
@@ -68,7 +76,8 @@ COPY --chmod=0755 deploy/docker/docker-entrypoint.sh /usr/local/bin/docker-entry
 
 # Defaults for a container; every one can be overridden with -e or the pod spec.
 #   FLOTILLA_HOST: listen on all interfaces (the CLI's default is loopback, right for a laptop, wrong here).
-#   FLOTILLA_DATA_DIR: spilled tool results go to the data volume.
+#   FLOTILLA_DATA_DIR: spilled tool results go to the data volume (read by the domain agents and the MCP servers;
+#     the supervisor and the Slack bot ignore it).
 #   FLOTILLA_HEAP_PERCENT: share of the memory limit given to the V8 heap (see docker-entrypoint.sh).
 ENV NODE_ENV=production \
     FLOTILLA_HOST=0.0.0.0 \
@@ -81,9 +90,10 @@ WORKDIR /var/lib/flotilla
 VOLUME ["/var/lib/flotilla"]
 USER 10001:10001
 
-# Default ports: 8090 supervisor (`supervisor`), 8092 Argo CD agent (`agent argocd`), 8094 NetBox agent
-# (`agent netbox`), 8095 Slack bot (`slack`): each serves A2A (or Slack events), /metrics, /healthz and /readyz;
-# 8091 and 8093 the Argo CD and NetBox MCP servers (`mcp argocd|netbox`); 8080 and 8000 the simulators.
+# Default ports, each also serving /metrics, /healthz and /readyz: 8090 supervisor (`supervisor`), 8092 Argo CD agent
+# (`agent argocd`) and 8094 NetBox agent (`agent netbox`), all A2A; 8095 Slack bot (`slack`: /slack/events in HTTP
+# mode, only the probes and /metrics in Socket Mode); 8091 and 8093 the Argo CD and NetBox MCP servers
+# (`mcp argocd|netbox`: /mcp). 8080 and 8000: the Argo CD and NetBox simulators (`sim argocd|netbox`).
 EXPOSE 8090 8091 8092 8093 8094 8095 8080 8000
 
 # No HEALTHCHECK: the image runs under Kubernetes, whose liveness/readiness probes (defined in the Helm chart)

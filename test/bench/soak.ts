@@ -199,7 +199,7 @@ export interface SoakResult {
   readonly maxMs: number;
   readonly failed: number;
   readonly failures: readonly string[];
-  /** Completed, but the supervisor routed the question to no agent ("None of my agents covers that"). */
+  /** Completed, but the supervisor routed the question to no agent ("None of the agents I can reach covers this"). */
   readonly notRouted: number;
   readonly notRoutedQuestions: readonly string[];
   readonly unexpected: number;
@@ -249,7 +249,7 @@ function failureOf(reply: Reply): string | undefined {
 }
 
 /** The supervisor found no agent for a question meant for one (a completed task, so not a failed request). */
-const NOT_ROUTED = /^None of my agents covers that/;
+const NOT_ROUTED = /None of the agents I can reach covers this/;
 
 const routedRight = (domain: Domain, routed: string): boolean => {
   const agents = routed.split(',').filter((a) => a.length > 0);
@@ -838,7 +838,7 @@ export function formatSoak(r: SoakResult, markdown: Markdown): string {
     if (l.warnings + l.errors > 0) out.push(`Logged by the ${l.process} during the load: ${l.warnings} warnings, ${l.errors} errors; first: ${l.first.join(' | ')}\n`);
   }
   if (r.notRouted > 0) {
-    out.push(`Not routed (the supervisor answered "None of my agents covers that" to a question one agent answers): ${r.notRouted}, for ${r.notRoutedQuestions.map((q) => `"${q}"`).join(', ')}\n`);
+    out.push(`Not routed (the supervisor answered "None of the agents I can reach covers this" to a question one agent answers): ${r.notRouted}, for ${r.notRoutedQuestions.map((q) => `"${q}"`).join(', ')}\n`);
   }
   if (r.unexpected > 0) out.push(`Answered, but not as expected (wrong agent or an answer without what the question asks for): ${r.unexpected}\n`);
   for (const u of r.unexpectedSamples) out.push(`  unexpected: ${u}\n`);

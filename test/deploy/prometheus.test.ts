@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,15 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { textRequest } from '@flotilla/agent-kit';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from '@flotilla/agent-netbox';
+import { SLACK_BOT_SETTINGS, startSlackBot, type RunningSlackBot } from '@flotilla/agent-slack-bot';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { METRIC } from '@flotilla/metrics';
 import { startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
 
 /**
  * End to end with a real Prometheus server (Debian's package) on loopback: it scrapes a running NetBox agent with
- * the chart's default alert rules loaded; a question whose raw tool result is far over 200 KiB makes the size
- * alert fire, read back from Prometheus' own API. Also: every Flotilla metric the rules name is one the agent
- * exports. Skipped, with this reason, where the prometheus binary is missing; CI installs it.
+ * the chart's default alert rules loaded, and a Slack bot (its Slack Web API a stub answering auth.test). On the
+ * agent's fresh process, the first question whose raw tool result is far over 200 KiB makes the size alert fire,
+ * read back from Prometheus' own API. Also: every Flotilla metric the rules name is one these pieces export.
+ * Skipped, with this reason, where the prometheus binary is missing; CI installs it.
  */
 const RULES = fileURLToPath(new URL('../../packages/observability/generated/prometheus-rules.yaml', import.meta.url));
 const hasPrometheus = spawnSync('prometheus', ['--version']).status === 0;
@@ -26,6 +29,8 @@ const TOKEN = 'prometheus-e2e-token-0123';
 
 let sim: RunningNetBoxSimulator;
 let agent: RunningNetBoxAgent;
+let slackApi: Server;
+let bot: RunningSlackBot;
 let prometheus: ChildProcess | undefined;
 let promUrl = '';
 let dir = '';
@@ -62,6 +67,14 @@ describe.skipIf(!hasPrometheus)('alerts with a real Prometheus (skipped: the pro
   beforeAll(async () => {
     sim = await startNetBoxSimulator({ token: TOKEN });
     agent = await startNetBoxAgent(parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', 'netbox-url': sim.url, 'netbox-token': TOKEN }, {}, 'e2e'), silentLogger());
+    // The bot checks its token (auth.test) at start; it is asked nothing here.
+    slackApi = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"user_id":"UBOT","team_id":"T0","bot_id":"B0"}'));
+    await new Promise<void>((resolve) => slackApi.listen(0, '127.0.0.1', resolve));
+    const slackPort = (slackApi.address() as { port: number }).port;
+    bot = await startSlackBot(
+      parseSettings(SLACK_BOT_SETTINGS, { port: '0', 'agent-url': agent.url, 'bot-token': 'xoxb-e2e', 'signing-secret': 'e2e-signing-secret', 'slack-api-url': `http://127.0.0.1:${slackPort}/api/` }, {}, 'e2e'),
+      silentLogger(),
+    );
     dir = await mkdtemp(join(tmpdir(), 'flotilla-prometheus-'));
     const target = new URL(agent.url).host;
     await writeFile(
@@ -76,6 +89,9 @@ describe.skipIf(!hasPrometheus)('alerts with a real Prometheus (skipped: the pro
         '  - job_name: flotilla-netbox',
         '    static_configs:',
         `      - targets: ['${target}']`,
+        '  - job_name: flotilla-slack-bot',
+        '    static_configs:',
+        `      - targets: ['${new URL(bot.url).host}']`,
         '',
       ].join('\n'),
     );
@@ -89,29 +105,35 @@ describe.skipIf(!hasPrometheus)('alerts with a real Prometheus (skipped: the pro
   afterAll(async () => {
     prometheus?.kill('SIGTERM');
     if (prometheus !== undefined && prometheus.exitCode === null) await new Promise((resolve) => prometheus?.once('exit', resolve));
+    await bot?.close();
+    await new Promise((resolve) => slackApi?.close(resolve));
     await agent.close();
     await sim.close();
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('loads the rules, and every Flotilla metric they name is exported by the agent', async () => {
+  it('loads the rules, and every Flotilla metric they name is exported by the agent or the Slack bot', async () => {
     expect(existsSync(RULES), `${RULES} is missing: run pnpm generate`).toBe(true);
     const rules = (await (await fetch(`${promUrl}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string; query: string }[] }[] } };
     const loaded = rules.data.groups.flatMap((g) => g.rules);
     expect(loaded.map((r) => r.name)).toContain('FlotillaToolResultLarge');
-    const exported = await (await fetch(`${agent.url}/metrics`)).text();
+    const exported = (await (await fetch(`${agent.url}/metrics`)).text()) + (await (await fetch(`${bot.url}/metrics`)).text());
     const named = new Set(loaded.flatMap((r) => r.query.match(/flotilla_[a-z0-9_]+/g) ?? []).map((n) => n.replace(/_(bucket|sum|count)$/, '')));
     expect(named.size).toBeGreaterThan(3);
     for (const name of named) expect(exported, `${name} is named by a rule but not exported`).toContain(`# TYPE ${name} `);
   });
 
-  it('fires the size alert when a tool reads more than 200 KiB before budgeting', async () => {
-    // A small read first, so the tool's series exists before the large one (increase() needs a prior sample).
-    await ask('interfaces of ams1-sw-001');
-    await within(10, async () => {
-      const body = (await (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(`${METRIC.toolRawResultBytes}_count{tool="list_interfaces"}`)}`)).json()) as { data: { result: unknown[] } };
-      return body.data.result.length > 0 ? true : undefined;
-    });
+  it('fires the size alert on the first large read of a fresh process (its series exist at zero from the start)', async () => {
+    // Nothing has been asked yet: the series the alerts read are already there, at 0, and Prometheus has them.
+    const query = async (promql: string) =>
+      ((await (await fetch(`${promUrl}/api/v1/query?query=${encodeURIComponent(promql)}`)).json()) as { data: { result: { metric: Record<string, string>; value: [number, string] }[] } }).data.result;
+    const scraped = await within(30, async () => ((await query(`${METRIC.toolRawResultBytes}_count{tool="list_interfaces"}`)).length > 0 ? true : undefined));
+    expect(scraped, 'the tool series was never scraped before the first question').toBe(true);
+    expect((await query(`${METRIC.toolRawResultBytes}_count{tool="list_interfaces"}`)).map((r) => r.value[1])).toEqual(['0']);
+    expect((await query(`${METRIC.upstreamRequests}{outcome="rate_limited", operation="list_interfaces"}`)).map((r) => r.value[1])).toEqual(['0']);
+    expect((await query(`${METRIC.agentTurns}{agent="netbox", outcome="failed"}`)).length).toBeGreaterThan(0);
+
+    // One question, whose raw tool result is far over 200 KiB: the alert fires on it, without any earlier read.
     await ask('interfaces of all devices in ams1');
     const firing = await within(45, async () => {
       const body = (await (await fetch(`${promUrl}/api/v1/alerts`)).json()) as { data: { alerts: { labels: Record<string, string>; state: string }[] } };

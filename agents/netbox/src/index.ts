@@ -22,6 +22,7 @@ export {
   SKILL_OF_NETBOX_INTENT,
   recordTurn,
   type NetBoxAgentConfig,
+  type NetBoxAgentStartOptions,
   type RunningNetBoxAgent,
 } from './agent/start.js';
 export { NETBOX_PROMPT } from './agent/prompt.js';

@@ -1,10 +1,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 // Named imports: Node's ESM loader and vitest both resolve them from bolt's CommonJS build (a default import differs between the two).
-import { App, defaultBodyLimit, HTTPModuleFunctions, HTTPReceiver, isRawBodyError, isValidSlackRequest, LogLevel, type Logger as BoltLogger, type webApi } from '@slack/bolt';
+import {
+  App,
+  defaultBodyLimit,
+  HTTPModuleFunctions,
+  HTTPReceiver,
+  isRawBodyError,
+  isValidSlackRequest,
+  LogLevel,
+  SocketModeReceiver,
+  type Logger as BoltLogger,
+  type webApi,
+} from '@slack/bolt';
 import { z } from 'zod';
 import { QUESTION_MAX_CHARS } from '@flotilla/agent-kit';
 import { FlotillaError, describeError, type Logger } from '@flotilla/core';
+import { createMetrics, createSlackMetrics, zeroSlackSeries, type SlackAnswerOutcome, type SlackApiMethod } from '@flotilla/metrics';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { AgentFailure, ShutdownReason, TimeoutReason, askAgent, failureText } from './agent-client.js';
 import { OPTION_ACTION_PREFIX, escapeMrkdwn, sliceChars, noteMessage, questionFromSlackText, renderAnswer, threadContextId, truncateChars, type SlackMessage } from './render.js';
@@ -22,9 +34,51 @@ const SEEN_EVENTS_MAX = 1000;
 const EVENTS_PATH = '/slack/events';
 
 export interface RunningSlackBot {
-  /** Base URL of the HTTP server: /slack/events and /healthz (in Socket Mode, /healthz only). */
+  /** Base URL of the HTTP server: /slack/events (HTTP mode only), /healthz, /readyz and /metrics. */
   readonly url: string;
+  /**
+   * Stops: /readyz answers 503 at once, events are no longer taken (HTTP mode: 503, so Slack delivers them again;
+   * Socket Mode: the socket is closed), answers in flight are told the bot is restarting, then the port closes.
+   */
   close(): Promise<void>;
+}
+
+/**
+ * Whether the bot can take events: started and not shutting down, and in Socket Mode connected to Slack (its hello
+ * received, the socket not closed since). Neither the supervisor nor Slack's Web API is part of it: a question asked
+ * while the supervisor is down is answered in Slack ("could not reach") and counted as a failed answer, and a Web API
+ * failure is counted by method; taking the bot out of its Service would only stop it saying so.
+ */
+type Readiness = { readonly ready: true } | { readonly ready: false; readonly reason: string };
+
+/** A 503 from /slack/events while closing: Slack delivers the event again (to a replica that is not stopping). */
+function refuseWhileClosing(receiver: HTTPReceiver, closing: () => boolean, endpoint: string): void {
+  const next = receiver.requestListener;
+  receiver.requestListener = (req, res) => {
+    if (!closing() || req.method !== 'POST' || new URL(req.url ?? '/', 'http://localhost').pathname !== endpoint) return next(req, res);
+    res.writeHead(503, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ status: 'not_ready', reason: 'shutting down' }));
+  };
+}
+
+/**
+ * The Socket Mode connection as the client reports it: connected from Slack's hello until the socket closes, or the
+ * client reconnects or disconnects. A `close` of a socket already replaced by an open one does not count.
+ */
+function socketConnection(receiver: SocketModeReceiver, log: Logger): () => boolean {
+  const client = receiver.client;
+  let connected = false;
+  const down = (state: string) => (): void => {
+    if (state === 'close' && client.websocket?.isActive() === true) return;
+    // A stop says 'disconnecting' first, so only a lost connection is logged.
+    if (connected && state === 'close') log.warn('Socket Mode connection to Slack lost; the client reconnects');
+    connected = false;
+  };
+  client.on('connected', () => {
+    connected = true;
+    log.info('Socket Mode connected to Slack');
+  });
+  for (const state of ['connecting', 'reconnecting', 'disconnecting', 'disconnected', 'close']) client.on(state, down(state));
+  return () => connected;
 }
 
 /**
@@ -188,28 +242,71 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
   checkSlackBotConfig(config);
   const log = logger.child({ component: 'slack-bot' });
   const counter = await loadTokenCounter();
+  // One registry: the process metrics (memory, event-loop lag) and the bot's own, every labelled series at zero.
+  const metrics = createMetrics({ defaultMetrics: true });
+  const slack = createSlackMetrics(metrics.registry);
+  zeroSlackSeries(slack);
   const clientOptions: webApi.WebClientOptions = {
     ...(config.slackApiUrl === undefined ? {} : { slackApiUrl: config.slackApiUrl }),
     retryConfig: { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2000 },
     timeout: 15_000,
   };
-  const healthz = (_req: IncomingMessage, res: ServerResponse): void => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ status: 'ok' }));
+  let started = false;
+  let closing = false;
+  let socketConnected: (() => boolean) | undefined;
+  const readiness = (): Readiness => {
+    if (closing) return { ready: false, reason: 'shutting down' };
+    if (!started) return { ready: false, reason: 'starting' };
+    if (socketConnected !== undefined && !socketConnected()) return { ready: false, reason: 'the Socket Mode connection to Slack is down (reconnecting)' };
+    return { ready: true };
+  };
+  const json = (res: ServerResponse, status: number, body: unknown): void => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const routes: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void>> = {
+    '/healthz': (_req, res) => json(res, 200, { status: 'ok' }),
+    '/readyz': (_req, res) => {
+      const state = readiness();
+      if (state.ready) json(res, 200, { status: 'ready' });
+      else json(res, 503, { status: 'not_ready', reason: state.reason });
+    },
+    '/metrics': (_req, res) => {
+      metrics.registry.metrics().then(
+        (text) => {
+          res.writeHead(200, { 'content-type': metrics.registry.contentType });
+          res.end(text);
+        },
+        (error: unknown) => {
+          log.error({ err: error }, 'rendering /metrics failed');
+          json(res, 500, { status: 'error' });
+        },
+      );
+    },
   };
   const slackLogger = boltLogger(logger.child({ component: 'bolt' }));
   const receiver = config.socketMode
-    ? undefined
+    ? new SocketModeReceiver({
+        appToken: config.appToken ?? '',
+        logger: slackLogger,
+        // The socket client's own Web API calls (apps.connections.open) go where the bot's do.
+        installerOptions: { clientOptions: { ...clientOptions } },
+      })
     : new HTTPReceiver({
         signingSecret: config.signingSecret ?? '',
         endpoints: EVENTS_PATH,
-        customRoutes: [{ path: '/healthz', method: ['GET'], handler: healthz }],
+        customRoutes: Object.entries(routes).map(([path, handler]) => ({ path, method: ['GET'], handler })),
         logger: slackLogger,
       });
-  if (receiver !== undefined) answerNullBodies(receiver, config.signingSecret ?? '', EVENTS_PATH);
+  if (receiver instanceof HTTPReceiver) {
+    answerNullBodies(receiver, config.signingSecret ?? '', EVENTS_PATH);
+    refuseWhileClosing(receiver, () => closing, EVENTS_PATH);
+  } else {
+    socketConnected = socketConnection(receiver, log);
+  }
   const app = new App({
     token: config.botToken,
-    ...(receiver === undefined ? { socketMode: true, appToken: config.appToken } : { receiver }),
+    receiver,
     logger: slackLogger,
     clientOptions,
     deferInitialization: true,
@@ -223,21 +320,40 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
     });
   }
 
-  let closing = false;
   let active = 0;
   const running = new Set<Promise<void>>();
   const controllers = new Set<AbortController>();
   const seenEvents = new Set<string>();
 
+  /** Errors of Slack Web API calls, counted by method already: not counted again as unexpected. */
+  const apiErrors = new WeakSet<object>();
+  const api = async <T>(method: SlackApiMethod, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      slack.apiFailures.inc({ method });
+      if (typeof error === 'object' && error !== null) apiErrors.add(error);
+      throw error;
+    }
+  };
+  /** Logs a failure at a catch site; counts it as unexpected unless it was a Web API call's (counted by method). */
+  const logFailure = (error: unknown, message: string, fields: Record<string, unknown> = {}): void => {
+    log.error({ err: error, ...fields }, message);
+    if (typeof error !== 'object' || error === null || !apiErrors.has(error)) slack.errors.inc();
+  };
+
   const post = async (client: WebClient, channel: string, threadTs: string, message: SlackMessage): Promise<string | undefined> => {
-    const result = await client.chat.postMessage({ channel, thread_ts: threadTs, text: message.text, blocks: [...message.blocks], unfurl_links: false, unfurl_media: false });
+    const result = await api('chat.postMessage', () =>
+      client.chat.postMessage({ channel, thread_ts: threadTs, text: message.text, blocks: [...message.blocks], unfurl_links: false, unfurl_media: false }),
+    );
     return result.ts;
   };
   const update = async (client: WebClient, channel: string, ts: string, message: SlackMessage): Promise<void> => {
-    await client.chat.update({ channel, ts, text: message.text, blocks: [...message.blocks] });
+    await api('chat.update', () => client.chat.update({ channel, ts, text: message.text, blocks: [...message.blocks] }));
   };
 
-  const answerTurn = async (turn: Turn): Promise<void> => {
+  /** Answers one question in its thread; `end.outcome` says how it ended (left at `failed` if this throws). */
+  const answerTurn = async (turn: Turn, end: { outcome: SlackAnswerOutcome }): Promise<void> => {
     const { client, channel, threadTs } = turn;
     const contextId = threadContextId(turn.team, channel, threadTs);
     const turnLog = log.child({ contextId, via: turn.via });
@@ -253,6 +369,8 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
     const progress = new ProgressEditor(initial, (text) => update(client, channel, progressTs, noteMessage(text)), PROGRESS_INTERVAL_MS, turnLog);
     const controller = new AbortController();
     controllers.add(controller);
+    // close() aborted the questions in flight while this one was posting its progress message.
+    if (closing) controller.abort(new ShutdownReason());
     const timer = setTimeout(() => controller.abort(new TimeoutReason(config.agentTimeoutMs)), config.agentTimeoutMs);
     try {
       const started = performance.now();
@@ -266,6 +384,7 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
       } catch (error) {
         const failure = error instanceof AgentFailure ? error : new AgentFailure('protocol', describeError(error), { cause: error });
         turnLog.warn({ err: failure, kind: failure.kind, agentUrl: config.agentUrl }, 'asking the agent failed');
+        end.outcome = failure.kind === 'timeout' ? 'timed_out' : 'failed';
         await progress.stop();
         await update(client, channel, progressTs, noteMessage(failureText(failure, config.agentTimeoutMs)));
         return;
@@ -281,17 +400,22 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
           delivered = true;
           for (const message of rest) await post(client, channel, threadTs, message);
         } else {
-          await client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, content: rendered.file.content, filename: rendered.file.filename, title: rendered.file.title });
+          await api('files.uploadV2', () =>
+            client.files.uploadV2({ channel_id: channel, thread_ts: threadTs, content: rendered.file.content, filename: rendered.file.filename, title: rendered.file.title }),
+          );
           await update(client, channel, progressTs, rendered.summary);
         }
+        // A task that ended failed or rejected (the supervisor's deadline, a busy conversation) says why in its text.
+        end.outcome = reply.state === 'failed' || reply.state === 'rejected' ? 'failed' : 'answered';
       } catch (error) {
-        turnLog.error({ err: error, delivered }, 'posting the answer failed');
+        // The user did not get the whole answer: the question counts as failed.
+        logFailure(error, 'posting the answer failed', { contextId, via: turn.via, delivered });
         const note = noteMessage(
           `:warning: The agent answered, but Slack refused ${delivered ? 'the rest of ' : ''}the answer (${describeError(error)}). Try again; if it keeps failing, tell whoever runs Flotilla.`,
         );
         // Keep what arrived: a failure after the first part is a new message, not an overwrite of that part.
         await (delivered ? post(client, channel, threadTs, note) : update(client, channel, progressTs, note)).catch((again: unknown) =>
-          turnLog.error({ err: again }, 'reporting the failure failed'),
+          logFailure(again, 'reporting the failure failed', { contextId, via: turn.via }),
         );
       }
     } finally {
@@ -307,17 +431,24 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
     const run = (async () => {
       if (active >= config.maxInFlight) {
         log.warn({ active, max: config.maxInFlight }, 'busy: question turned away');
+        slack.answers.inc({ outcome: 'busy' });
         await post(turn.client, turn.channel, turn.threadTs, noteMessage(`:no_entry: I'm answering ${active} questions right now, my limit. Please try again in a minute.`));
         return;
       }
       active += 1;
+      slack.inFlight.set(active);
+      const started = performance.now();
+      const end: { outcome: SlackAnswerOutcome } = { outcome: 'failed' };
       try {
-        await answerTurn(turn);
+        await answerTurn(turn, end);
       } finally {
         active -= 1;
+        slack.inFlight.set(active);
+        slack.answers.inc({ outcome: end.outcome });
+        slack.answerDuration.observe((performance.now() - started) / 1000);
       }
     })()
-      .catch((error: unknown) => log.error({ err: error, channel: turn.channel }, 'answering in Slack failed'))
+      .catch((error: unknown) => logFailure(error, 'answering in Slack failed', { channel: turn.channel }))
       .finally(() => running.delete(run));
     running.add(run);
   };
@@ -345,13 +476,14 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
     if (e.bot_id !== undefined || e.subtype !== undefined || e.edited !== undefined || e.user === undefined) return;
     if (via === 'dm' && e.channel_type !== 'im') return;
     if (!firstDelivery(envelope.success ? envelope.data.event_id : undefined)) return;
+    slack.events.inc({ kind: via === 'mention' ? 'app_mention' : 'message' });
     const team = (envelope.success ? envelope.data.team_id : undefined) ?? e.team ?? 'unknown';
     const threadTs = e.thread_ts ?? e.ts;
     const text = questionFromSlackText(e.text, botUserId);
     if (text.length === 0) {
       const run = post(client, e.channel, threadTs, noteMessage(HELP_TEXT))
         .then(() => undefined)
-        .catch((error: unknown) => log.error({ err: error }, 'posting help failed'))
+        .catch((error: unknown) => logFailure(error, 'posting help failed'))
         .finally(() => running.delete(run));
       running.add(run);
       return;
@@ -383,60 +515,71 @@ export async function startSlackBot(config: SlackBotConfig, logger: Logger): Pro
       return;
     }
     const team = b.team?.id ?? b.user.team_id ?? 'unknown';
+    slack.events.inc({ kind: 'block_action' });
     startTurn({ client, team, channel, threadTs, text: parsedAction.data.value, via: 'button', user: b.user.id });
   });
   app.error((error) => {
-    log.error({ err: error }, 'Slack event handling failed');
+    logFailure(error, 'Slack event handling failed');
     return Promise.resolve();
   });
 
   let url: string;
-  let healthServer: Server | undefined;
+  let probeServer: Server | undefined;
   const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host;
-  if (receiver !== undefined) {
+  if (receiver instanceof HTTPReceiver) {
     const server = await app.start({ port: config.port, host: config.host });
     url = `http://${host}:${(server.address() as AddressInfo).port}`;
   } else {
-    // Socket Mode: events come over the socket; /healthz gets a small server of its own.
-    const health = createServer((req, res) => {
-      if (req.method === 'GET' && req.url === '/healthz') healthz(req, res);
+    // Socket Mode: events come over the socket; the probes and /metrics get a small server of its own, up first so
+    // /readyz can say "starting" while the socket connects.
+    const probes = createServer((req, res) => {
+      const route = req.method === 'GET' ? routes[new URL(req.url ?? '/', 'http://localhost').pathname] : undefined;
+      if (route !== undefined) route(req, res);
       else {
         res.writeHead(404);
         res.end();
       }
     });
     await new Promise<void>((resolve, reject) => {
-      health.once('error', reject);
-      health.listen(config.port, config.host, () => resolve());
+      probes.once('error', reject);
+      probes.listen(config.port, config.host, () => resolve());
     });
-    healthServer = health;
-    url = `http://${host}:${(health.address() as AddressInfo).port}`;
+    probeServer = probes;
+    url = `http://${host}:${(probes.address() as AddressInfo).port}`;
     try {
       await app.start();
     } catch (error) {
-      await new Promise<void>((resolve) => health.close(() => resolve()));
+      await new Promise<void>((resolve) => probes.close(() => resolve()));
       throw new FlotillaError('upstream_unavailable', `could not open the Slack Socket Mode connection: ${describeError(error)}`, {
         remedy: 'Check FLOTILLA_SLACK_APP_TOKEN (an xapp- token with connections:write) and that Socket Mode is enabled for the app.',
         cause: error,
       });
     }
   }
-  log.info({ url, events: receiver === undefined ? 'socket mode' : `${url}${EVENTS_PATH}`, agent: config.agentUrl }, 'Slack bot listening');
+  started = true;
+  log.info({ url, events: receiver instanceof HTTPReceiver ? `${url}${EVENTS_PATH}` : 'socket mode', agent: config.agentUrl }, 'Slack bot listening');
 
+  const stopReceiver = (): Promise<void> =>
+    app.stop().then(
+      () => undefined,
+      (error: unknown) => log.warn({ err: error }, 'stopping the Slack receiver failed'),
+    );
   return {
     url,
     async close() {
       if (closing) return;
+      // Not ready from here on; the port stays open (503 for events over HTTP) until the answers in flight are told.
       closing = true;
-      await app.stop().catch((error: unknown) => log.warn({ err: error }, 'stopping the Slack receiver failed'));
-      if (healthServer !== undefined) {
-        const server = healthServer;
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      }
+      if (probeServer !== undefined) await stopReceiver();
       for (const controller of controllers) controller.abort(new ShutdownReason());
       let grace: NodeJS.Timeout | undefined;
       await Promise.race([Promise.allSettled([...running]), new Promise<void>((resolve) => (grace = setTimeout(resolve, CLOSE_GRACE_MS)))]);
       clearTimeout(grace);
+      if (probeServer === undefined) await stopReceiver();
+      else {
+        const server = probeServer;
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
     },
   };
 }

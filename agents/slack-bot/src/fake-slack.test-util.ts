@@ -1,13 +1,16 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import express from 'express';
 
 /**
  * A fake Slack Web API on 127.0.0.1 for the bot's tests: it records every call with its body, keeps the messages
  * of each channel (with their edits) and the uploaded files, and refuses what Slack refuses: a message whose
  * `text` passes 4,000 characters (msg_too_long), more than 50 blocks, a section text over 3,000 characters, a
- * button text over 75 or value over 2,000 characters, duplicate action ids (invalid_blocks).
+ * button text over 75 or value over 2,000 characters, duplicate action ids (invalid_blocks). With an app token it
+ * also speaks Socket Mode: apps.connections.open hands out a WebSocket URL of its own, where it says hello, sends
+ * envelopes, records the bot's acknowledgements, answers pings and can drop the connection.
  */
 export interface RecordedCall {
   readonly method: string;
@@ -54,7 +57,78 @@ export interface FakeSlack {
   message(channel: string, ts: string): FakeMessage | undefined;
   /** The next call of `method` fails with `error`, as Slack would (ok: false). */
   failNext(method: string, error: string): void;
+  /** The next call of `method` gets `body` as its answer, whatever it is (an answer the bot does not expect). */
+  answerNext(method: string, body: Record<string, unknown>): void;
+  /** The next call of `method` waits until the returned function is called, then goes on as usual. */
+  holdNext(method: string): () => void;
+  /** Socket Mode (with an app token). */
+  readonly socketMode: FakeSocketMode;
   close(): Promise<void>;
+}
+
+export interface FakeSocketMode {
+  /** WebSocket connections the bot has open now. */
+  readonly open: number;
+  /** Connections the bot opened so far. */
+  readonly opened: number;
+  /** Envelope ids the bot acknowledged, in order. */
+  readonly acks: string[];
+  /** While held, connections get no hello (Slack's "you are connected"); releasing says hello to those waiting. */
+  holdHello(hold: boolean): void;
+  /** Sends an envelope (`events_api` with an Events API body, `interactive` with a block_actions payload) to every open connection; returns its id. */
+  send(type: 'events_api' | 'interactive', payload: unknown): string;
+  /** Drops every open connection without a close frame, as a lost network would. */
+  drop(): void;
+}
+
+/** RFC 6455: the GUID the server's Sec-WebSocket-Accept hashes with the client's key. */
+const WS_GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+const WS_OPCODE = { text: 0x1, close: 0x8, ping: 0x9, pong: 0xa } as const;
+
+/** One unfragmented, unmasked server frame. */
+function wsFrame(opcode: number, payload: Buffer): Buffer {
+  const first = 0x80 | opcode;
+  if (payload.length < 126) return Buffer.concat([Buffer.from([first, payload.length]), payload]);
+  if (payload.length < 65_536) {
+    const head = Buffer.from([first, 126, 0, 0]);
+    head.writeUInt16BE(payload.length, 2);
+    return Buffer.concat([head, payload]);
+  }
+  const head = Buffer.alloc(10);
+  head[0] = first;
+  head[1] = 127;
+  head.writeBigUInt64BE(BigInt(payload.length), 2);
+  return Buffer.concat([head, payload]);
+}
+
+/** Reads the whole client frames at the front of `buffer` (masked, unfragmented) into `onFrame`; returns the rest. */
+function readWsFrames(buffer: Buffer, onFrame: (opcode: number, payload: Buffer) => void): Buffer {
+  let offset = 0;
+  for (;;) {
+    if (buffer.length - offset < 2) break;
+    const first = buffer.readUInt8(offset);
+    const second = buffer.readUInt8(offset + 1);
+    let length = second & 0x7f;
+    let pos = offset + 2;
+    if (length === 126) {
+      if (buffer.length < pos + 2) break;
+      length = buffer.readUInt16BE(pos);
+      pos += 2;
+    } else if (length === 127) {
+      if (buffer.length < pos + 8) break;
+      length = Number(buffer.readBigUInt64BE(pos));
+      pos += 8;
+    }
+    const masked = (second & 0x80) !== 0;
+    if (buffer.length < pos + (masked ? 4 : 0) + length) break;
+    const mask = masked ? buffer.subarray(pos, pos + 4) : undefined;
+    if (masked) pos += 4;
+    const payload = Buffer.from(buffer.subarray(pos, pos + length));
+    if (mask !== undefined) for (let i = 0; i < payload.length; i += 1) payload.writeUInt8(payload.readUInt8(i) ^ mask.readUInt8(i & 3), i);
+    onFrame(first & 0x0f, payload);
+    offset = pos + length;
+  }
+  return buffer.subarray(offset);
 }
 
 const SLACK = { textMax: 4000, blocksMax: 50, sectionMax: 3000, buttonTextMax: 75, buttonValueMax: 2000 } as const;
@@ -110,11 +184,17 @@ const parseBlocks = (raw: unknown): Block[] => {
   return Array.isArray(value) ? (value as Block[]) : [];
 };
 
-export async function startFakeSlack(options: { token: string; botUserId?: string; teamId?: string }): Promise<FakeSlack> {
+export async function startFakeSlack(options: { token: string; botUserId?: string; teamId?: string; appToken?: string }): Promise<FakeSlack> {
   const calls: RecordedCall[] = [];
   const messages: FakeMessage[] = [];
   const files: FakeFile[] = [];
-  const failures = new Map<string, string>();
+  const injected = new Map<string, Record<string, unknown>>();
+  const holds = new Map<string, Promise<void>>();
+  const sockets = new Set<{ readonly socket: Duplex; hello: boolean }>();
+  const acks: string[] = [];
+  let opened = 0;
+  let helloHeld = false;
+  let envelopes = 0;
   let clock = 0;
   const nextTs = (): string => `1800000000.${String(++clock).padStart(6, '0')}`;
   let base = '';
@@ -139,16 +219,28 @@ export async function startFakeSlack(options: { token: string; botUserId?: strin
   });
   app.post('/api/:method', express.urlencoded({ extended: false, limit: '5mb' }), express.json({ limit: '5mb' }), (req, res) => {
     const method = req.params.method;
+    const held = holds.get(method);
+    holds.delete(method);
+    if (held === undefined) answer(method, req, res);
+    else void held.then(() => answer(method, req, res));
+  });
+  const answer = (method: string, req: express.Request, res: express.Response): void => {
     const args: Record<string, unknown> = isRecord(req.body) ? req.body : {};
-    const reply = (body: Record<string, unknown>, injected = false): void => {
+    const reply = (body: Record<string, unknown>, wasInjected = false): void => {
       const ok = body.ok === true;
-      calls.push({ method, args, ok, error: ok ? undefined : String(body.error), injected });
+      calls.push({ method, args, ok, error: ok ? undefined : String(body.error), injected: wasInjected });
       res.json(body);
     };
-    const failure = failures.get(method);
-    if (failure !== undefined) {
-      failures.delete(method);
-      reply({ ok: false, error: failure }, true);
+    const forced = injected.get(method);
+    if (forced !== undefined) {
+      injected.delete(method);
+      reply(forced, true);
+      return;
+    }
+    if (method === 'apps.connections.open') {
+      // Socket Mode: the app-level token opens a connection on this server's WebSocket endpoint.
+      if (options.appToken === undefined || req.headers.authorization !== `Bearer ${options.appToken}`) reply({ ok: false, error: 'invalid_auth' });
+      else reply({ ok: true, url: `${base.replace(/^http/, 'ws')}/socket/${opened + 1}` });
       return;
     }
     if (req.headers.authorization !== `Bearer ${options.token}`) {
@@ -225,12 +317,75 @@ export async function startFakeSlack(options: { token: string; botUserId?: strin
       default:
         reply({ ok: false, error: 'unknown_method' });
     }
-  });
+  };
 
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(0, '127.0.0.1', (error?: Error) => (error === undefined ? resolve(s) : reject(error)));
   });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const sendFrame = (socket: Duplex, opcode: number, payload: Buffer): void => {
+    if (!socket.destroyed) socket.write(wsFrame(opcode, payload));
+  };
+  const sayHello = (connection: { readonly socket: Duplex; hello: boolean }): void => {
+    connection.hello = true;
+    sendFrame(connection.socket, WS_OPCODE.text, Buffer.from(JSON.stringify({ type: 'hello', num_connections: sockets.size, connection_info: { app_id: 'A0FLOTILLA' } })));
+  };
+  server.on('upgrade', (req, socket: Duplex, head: Buffer) => {
+    const key = req.headers['sec-websocket-key'];
+    if (!(req.url ?? '').startsWith('/socket/') || typeof key !== 'string') {
+      socket.destroy();
+      return;
+    }
+    const accept = createHash('sha1').update(`${key}${WS_GUID}`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    opened += 1;
+    const connection = { socket, hello: false };
+    sockets.add(connection);
+    let pending: Buffer = Buffer.from(head);
+    socket.on('data', (chunk: Buffer) => {
+      pending = readWsFrames(Buffer.concat([pending, chunk]), (opcode, payload) => {
+        if (opcode === WS_OPCODE.ping) sendFrame(socket, WS_OPCODE.pong, payload);
+        else if (opcode === WS_OPCODE.close) {
+          sendFrame(socket, WS_OPCODE.close, payload.subarray(0, 2));
+          socket.end();
+        } else if (opcode === WS_OPCODE.text) {
+          const message: unknown = JSON.parse(payload.toString('utf8'));
+          if (isRecord(message) && typeof message.envelope_id === 'string') acks.push(message.envelope_id);
+        }
+      });
+    });
+    const forget = (): void => {
+      sockets.delete(connection);
+    };
+    socket.on('close', forget);
+    socket.on('error', forget);
+    if (!helloHeld) sayHello(connection);
+  });
+  const socketMode: FakeSocketMode = {
+    get open() {
+      return sockets.size;
+    },
+    get opened() {
+      return opened;
+    },
+    acks,
+    holdHello(hold) {
+      helloHeld = hold;
+      if (!hold) for (const connection of sockets) if (!connection.hello) sayHello(connection);
+    },
+    send(type, payload) {
+      envelopes += 1;
+      const id = `envelope-${envelopes}`;
+      const envelope = { envelope_id: id, type, payload, accepts_response_payload: false, retry_attempt: 0, retry_reason: '' };
+      for (const connection of sockets) sendFrame(connection.socket, WS_OPCODE.text, Buffer.from(JSON.stringify(envelope)));
+      return id;
+    },
+    drop() {
+      for (const connection of sockets) connection.socket.destroy();
+      sockets.clear();
+    },
+  };
   return {
     apiUrl: `${base}/api/`,
     token: options.token,
@@ -239,21 +394,31 @@ export async function startFakeSlack(options: { token: string; botUserId?: strin
     thread: (channel, threadTs) => messages.filter((m) => m.channel === channel && (m.ts === threadTs || m.threadTs === threadTs)),
     message: (channel, ts) => messages.find((m) => m.channel === channel && m.ts === ts),
     failNext: (method, error) => {
-      failures.set(method, error);
+      injected.set(method, { ok: false, error });
     },
+    answerNext: (method, body) => {
+      injected.set(method, body);
+    },
+    holdNext: (method) => {
+      let release: () => void = () => undefined;
+      holds.set(method, new Promise<void>((resolve) => (release = resolve)));
+      return () => release();
+    },
+    socketMode,
     close: () =>
       new Promise<void>((resolve) => {
+        socketMode.drop();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
 }
 
-/** Polls `probe` until it returns a value (every 20 ms, at most `ms`), or fails naming `what`. */
-export async function waitFor<T>(what: string, probe: () => T | undefined, ms = 15_000): Promise<T> {
+/** Polls `probe` (sync or async) until it returns a value (every 20 ms, at most `ms`), or fails naming `what`. */
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const value = probe();
+    const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

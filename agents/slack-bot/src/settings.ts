@@ -5,7 +5,7 @@ const optionalSecret = z.string().min(1, 'must not be empty').max(4096, 'is too 
 
 export const SLACK_BOT_SETTINGS = {
   host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
-  port: { flag: 'port', env: 'FLOTILLA_SLACK_PORT', schema: PortSchema.default(8095), help: 'Port of /slack/events (events and interactivity) and /healthz' },
+  port: { flag: 'port', env: 'FLOTILLA_SLACK_PORT', schema: PortSchema.default(8095), help: 'Port of /slack/events (events and interactivity, HTTP mode), /healthz, /readyz and /metrics' },
   agentUrl: {
     flag: 'agent-url',
     env: 'FLOTILLA_SUPERVISOR_URL',

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { describeError } from '@flotilla/core';
 import type { DelegationOutcome } from '@flotilla/metrics';
 import { abortedOutcome, textRequest } from '@flotilla/agent-kit';
 import type { TokenCounter } from '@flotilla/tokens';
+import { unreachableReason } from './registry.js';
 
 export interface DelegationRequest {
   readonly client: Client;
@@ -39,6 +39,8 @@ export interface DelegationResult {
   readonly seconds: number;
   /** The agent could not be reached or did not answer in time (not an answer that reports a failure). */
   readonly unreachable: boolean;
+  /** Why, in a few words, when `unreachable` ("connection refused", "no answer within 75 s"): the registry keeps it. */
+  readonly reason?: string | undefined;
 }
 
 /** Status notes relayed per delegation, at most (the A2A server throttles them further). */
@@ -59,7 +61,7 @@ export async function delegate(request: DelegationRequest): Promise<DelegationRe
   let metadata: Record<string, unknown> = {};
   let state: TaskState | undefined;
   let notes = 0;
-  const result = (outcome: DelegationOutcome, text: string, unreachable = false): DelegationResult => {
+  const result = (outcome: DelegationOutcome, text: string, reason?: string): DelegationResult => {
     const fitted = fit(text, request);
     return {
       agentId: request.agentId,
@@ -73,7 +75,8 @@ export async function delegate(request: DelegationRequest): Promise<DelegationRe
       replyTokens: fitted.tokens,
       truncated: fitted.truncated,
       seconds: (performance.now() - started) / 1000,
-      unreachable,
+      unreachable: reason !== undefined,
+      reason,
     };
   };
   try {
@@ -101,13 +104,15 @@ export async function delegate(request: DelegationRequest): Promise<DelegationRe
       }
     }
   } catch (error) {
-    if (timeout.aborted) return result('timeout', `the ${request.agentName} did not answer within ${Math.round(request.timeoutMs / 1000)} s`, true);
+    const within = `within ${Math.round(request.timeoutMs / 1000)} s`;
+    if (timeout.aborted) return result('timeout', `the ${request.agentName} did not answer ${within}`, `no answer ${within}`);
     // Our own turn ended (its deadline, or shutdown): the agent is not to blame, and stays ready.
     if (request.signal?.aborted === true) {
       const timedOut = abortedOutcome(request.signal) === 'timed_out';
       return result(timedOut ? 'timeout' : 'failed', `the supervisor stopped waiting for the ${request.agentName} (${timedOut ? 'its own turn ran out of time' : 'it is shutting down'})`);
     }
-    return result('failed', `the ${request.agentName} could not be reached (${describeError(error).slice(0, 200)})`, true);
+    const reason = unreachableReason(error).slice(0, 200);
+    return result('failed', `the ${request.agentName} could not be reached (${reason})`, reason);
   }
   if (state === TaskState.TASK_STATE_FAILED) return result('failed', answer || `the ${request.agentName} failed`);
   if (state === TaskState.TASK_STATE_REJECTED) return result('rejected', answer || `the ${request.agentName} refused the question`);

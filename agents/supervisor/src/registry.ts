@@ -1,7 +1,7 @@
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { describeError, type Logger } from '@flotilla/core';
 import { redactUrl } from '@flotilla/core';
-import { AGENT_STATES, CARD_FAILURE_REASONS, type AgentState, type CardFailureReason, type FlotillaMetrics } from '@flotilla/metrics';
+import { AGENT_STATES, CARD_FAILURE_REASONS, zeroDelegationSeries, type AgentState, type CardFailureReason, type FlotillaMetrics } from '@flotilla/metrics';
 import type { AgentEndpoint, AgentSource, EndpointChange } from './discovery/types.js';
 
 /** A skill as the router reads it (from the agent's card, bounded). */
@@ -67,6 +67,45 @@ export class CardError extends Error {
     super(message);
     this.name = 'CardError';
   }
+}
+
+/** Network failures by their system code, in the words an operator reads ("fetch failed" alone says nothing). */
+const NETWORK_REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection reset',
+  UND_ERR_SOCKET: 'connection closed while reading',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  ENOTFOUND: 'host name not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+/** Causes followed, at most (a cause chain is short; a cycle must not loop). */
+const MAX_CAUSES = 5;
+
+/**
+ * Why an agent could not be reached, in a few words: the network failure under the fetch error (its cause chain: a
+ * refused connection, an unknown host…), a timeout, or else the messages of the chain. For answers and the
+ * registry's `error`, so "I could not ask argocd: it cannot be reached (connection refused)" tells what to fix.
+ */
+export function unreachableReason(error: unknown): string {
+  const messages: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < MAX_CAUSES && current !== undefined && current !== null; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_REASONS[code] !== undefined) return NETWORK_REASONS[code];
+    // A connection to a name with several addresses fails as an AggregateError of one error per address.
+    const first: unknown = current instanceof AggregateError ? current.errors[0] : undefined;
+    const firstCode = (first as { code?: unknown } | undefined)?.code;
+    if (typeof firstCode === 'string' && NETWORK_REASONS[firstCode] !== undefined) return NETWORK_REASONS[firstCode];
+    if (current instanceof Error && current.name === 'TimeoutError') return 'no answer in time';
+    const message = describeError(current);
+    if (message !== '' && !messages.includes(message)) messages.push(message);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return messages.join(': ').slice(0, REGISTRY_LIMITS.maxText) || 'unknown error';
 }
 
 /**
@@ -144,8 +183,9 @@ export class AgentRegistry {
   private closed = false;
 
   constructor(private readonly options: RegistryOptions) {
-    // Zero from the start, so increase() sees the first failure of each kind.
+    // Zero from the start, so increase() sees the first failure of each kind, and every state reads 0 before any agent is known.
     for (const reason of CARD_FAILURE_REASONS) options.metrics.supervisorCardFailures.inc({ reason }, 0);
+    this.report();
   }
 
   async start(): Promise<void> {
@@ -205,6 +245,8 @@ export class AgentRegistry {
       const entry = this.entries.get(change.id);
       if (entry !== undefined) clearTimeout(entry.timer);
       this.entries.delete(change.id);
+      // Its state series go with it (a removed agent is not down); the registry holds at most maxAgents at once.
+      for (const state of AGENT_STATES) this.options.metrics.supervisorAgentState.remove({ agent: change.id, state });
       this.options.logger.info({ agent: change.id }, 'agent removed from the registry');
       this.report();
       return undefined;
@@ -216,6 +258,8 @@ export class AgentRegistry {
     }
     if (known !== undefined && known.endpoint.url === change.endpoint.url && known.state === 'ready') return undefined;
     if (known !== undefined) clearTimeout(known.timer);
+    // Its delegation series exist at zero from now on, so increase() counts its first failure.
+    if (known === undefined) zeroDelegationSeries(this.options.metrics, change.endpoint.id);
     const entry: Entry = known ?? {
       endpoint: change.endpoint,
       state: 'pending',
@@ -277,7 +321,7 @@ export class AgentRegistry {
       const refused = reason === 'foreign_origin' || reason === 'self';
       entry.state = refused ? 'refused' : 'unreachable';
       entry.client = undefined;
-      entry.error = describeError(error);
+      entry.error = error instanceof CardError ? error.message : unreachableReason(error);
       this.options.metrics.supervisorCardFailures.inc({ reason });
       const refreshMs = this.options.refreshMs ?? REGISTRY_LIMITS.refreshMs;
       const line = { agent: entry.endpoint.id, url, reason, err: entry.error, retryMs: refused ? refreshMs : entry.retryMs };
@@ -304,7 +348,12 @@ export class AgentRegistry {
     entry.timer.unref();
   }
 
+  /** The state counts, and each agent's state (1 for its current one): FlotillaAgentUnreachable reads the latter by agent. */
   private report(): void {
-    for (const state of AGENT_STATES) this.options.metrics.supervisorAgents.set({ status: state }, [...this.entries.values()].filter((e) => e.state === state).length);
+    const { metrics } = this.options;
+    for (const state of AGENT_STATES) metrics.supervisorAgents.set({ status: state }, [...this.entries.values()].filter((e) => e.state === state).length);
+    for (const entry of this.entries.values()) {
+      for (const state of AGENT_STATES) metrics.supervisorAgentState.set({ agent: entry.endpoint.id, state }, entry.state === state ? 1 : 0);
+    }
   }
 }

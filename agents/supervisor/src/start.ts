@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { KubeConfig } from '@kubernetes/client-node';
-import { A2A_SERVER_SETTINGS, abortedOutcome, startA2AGate, startA2AServer, type AgentDescription } from '@flotilla/agent-kit';
+import { A2A_SERVER_SETTINGS, abortedOutcome, redisConversationLock, startA2AGate, startA2AServer, type AgentDescription, type RunningA2AServer } from '@flotilla/agent-kit';
 import { BooleanFlagSchema, boundedInt, FlotillaError, HostSchema, LogLevelSchema, PortSchema, redactUrl, urlHasUserinfo, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
-import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
+import { createMetrics, zeroAgentSeries, type FlotillaMetrics } from '@flotilla/metrics';
+import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { DISCOVERY_LABEL, kubernetesAgentSource } from './discovery/kubernetes.js';
 import { staticAgentSource, type AgentSource } from './discovery/types.js';
 import { AgentRegistry, REGISTRY_LIMITS, type AgentCredentials } from './registry.js';
-import { Supervisor, SUPERVISOR_LIMITS } from './supervisor.js';
+import { redisConversations, Supervisor, SUPERVISOR_LIMITS } from './supervisor.js';
 
 /** `name=url` pairs, comma-separated: the agents the supervisor routes to besides discovered ones. */
 export const AgentListSchema = z
@@ -80,11 +81,19 @@ export const SUPERVISOR_SETTINGS = {
     schema: boundedInt(200, 50_000).default(SUPERVISOR_LIMITS.replyMaxTokens),
     help: 'Tokens of one agent reply passed on (longer ones are cut with a pointer to the rest)',
   },
+  redisUrl: {
+    ...REDIS_SETTINGS.redisUrl,
+    help: 'Redis for the routing state replicas share (which agents answered each conversation last, so "next page" reaches them at any replica); in this process when unset',
+  },
+  redisKeyPrefix: { ...REDIS_SETTINGS.redisKeyPrefix, help: 'Prefix of every Redis key (supervisor: follows), so several installations can share one Redis' },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
   ...A2A_SERVER_SETTINGS,
   turnTimeoutMs: { ...A2A_SERVER_SETTINGS.turnTimeoutMs, schema: A2A_SERVER_SETTINGS.turnTimeoutMs.schema.removeDefault().default(SUPERVISOR_LIMITS.turnTimeoutMs) },
 } as const satisfies SettingsSpec;
 export type SupervisorConfig = Settings<typeof SUPERVISOR_SETTINGS>;
+
+/** The supervisor's one skill: its card's, and the `skill` label of its turns. */
+const SUPERVISOR_SKILL = 'route';
 
 export const SUPERVISOR_CARD: AgentDescription = {
   name: 'Flotilla supervisor',
@@ -92,7 +101,7 @@ export const SUPERVISOR_CARD: AgentDescription = {
   version: '0.1.0',
   skills: [
     {
-      id: 'route',
+      id: SUPERVISOR_SKILL,
       name: 'Operations questions',
       description: 'Any question the domain agents answer; follow-ups ("next page") reach the agent that answered.',
       tags: ['supervisor', 'routing'],
@@ -113,18 +122,25 @@ function bearer(token: string | undefined): AgentCredentials | undefined {
   return token === undefined ? undefined : { headersFor: () => ({ authorization: `Bearer ${token}` }) };
 }
 
-/** The supervisor over A2A: a registry of domain agents (configured and discovered) and the router in front of them. */
+/**
+ * The supervisor over A2A: a registry of domain agents (configured and discovered) and the router in front of them.
+ * With --redis-url, the routing state (which agents answered each conversation last) and the conversation lock live
+ * in Redis under `<redis-key-prefix>supervisor:`, so "next page" asked of any replica reaches the agent that
+ * answered; an unreachable Redis stops the start with an error naming the setting, and later failures are said in
+ * the answer (the process stays up).
+ */
 export async function startSupervisor(config: SupervisorConfig, logger: Logger, extraSources: readonly AgentSource[] = []): Promise<RunningSupervisor> {
-  const counter = await loadTokenCounter();
-  const metrics = createMetrics({ defaultMetrics: true });
-  const gate = await startA2AGate(config, { agent: 'supervisor', metrics, logger });
-  const sources: AgentSource[] = [staticAgentSource(config.agents), ...extraSources];
-  if (config.kubernetes) {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromDefault();
-    sources.push(kubernetesAgentSource({ kubeConfig, namespace: config.namespace, logger: logger.child({ component: 'discovery' }) }));
+  const redis: RedisClient | undefined = config.redisUrl === undefined ? undefined : await redisFromUrl(config.redisUrl, { logger });
+  try {
+    return await startWith(config, logger, extraSources, redis, `${config.redisKeyPrefix}supervisor:`);
+  } catch (error) {
+    if (redis !== undefined) await closeRedis(redis);
+    throw error;
   }
-  if (sources.length === 1 && config.agents.length === 0) {
+}
+
+async function startWith(config: SupervisorConfig, logger: Logger, extraSources: readonly AgentSource[], redis: RedisClient | undefined, keyPrefix: string): Promise<RunningSupervisor> {
+  if (!config.kubernetes && extraSources.length === 0 && config.agents.length === 0) {
     throw new FlotillaError('config_invalid', 'the supervisor has no agents: set --agents name=url,… or --kubernetes', { remedy: 'Run flotilla supervisor --help for the settings.' });
   }
   if (config.callTimeoutMs >= config.turnTimeoutMs) {
@@ -133,8 +149,18 @@ export async function startSupervisor(config: SupervisorConfig, logger: Logger, 
       'the delegation timeout (--call-timeout-ms) is not below the turn deadline (--turn-timeout-ms): questions stop at the turn deadline before a slow agent is reported as timed out',
     );
   }
+  const sources: AgentSource[] = [staticAgentSource(config.agents), ...extraSources];
+  if (config.kubernetes) {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromDefault();
+    sources.push(kubernetesAgentSource({ kubeConfig, namespace: config.namespace, logger: logger.child({ component: 'discovery' }) }));
+  }
+  const counter = await loadTokenCounter();
+  const metrics = createMetrics({ defaultMetrics: true });
+  // Its turn series exist at zero from the start, so increase() counts the first failed turn.
+  zeroAgentSeries(metrics, 'supervisor', [SUPERVISOR_SKILL]);
+  const gate = await startA2AGate(config, { agent: 'supervisor', metrics, logger });
   const registry = new AgentRegistry({ sources, logger: logger.child({ component: 'registry' }), metrics, credentials: bearer(config.agentToken), selfName: SUPERVISOR_CARD.name });
-  await registry.start();
   const supervisor = new Supervisor({
     registry,
     counter,
@@ -143,31 +169,46 @@ export async function startSupervisor(config: SupervisorConfig, logger: Logger, 
     maxDelegations: config.maxDelegations,
     callTimeoutMs: config.callTimeoutMs,
     replyMaxTokens: config.replyMaxTokens,
+    conversations: redis === undefined ? undefined : redisConversations(redis, `${keyPrefix}memory:`),
   });
-  const a2a = await startA2AServer({
-    agent: SUPERVISOR_CARD,
-    host: config.host,
-    port: config.port,
-    publicUrl: config.publicUrl,
-    logger,
-    metrics,
-    auth: gate.auth,
-    guard: gate.guard,
-    onReject: gate.onReject,
-    onQueueDepth: gate.onQueueDepth,
-    turnTimeoutMs: config.turnTimeoutMs,
-    answer: async (question, contextId, progress, signal) => {
-      const started = performance.now();
-      // Delegations stop when the turn is aborted (deadline, shutdown): they end as results, so the turn returns.
-      const turn = await supervisor.answer(question, contextId, progress, signal);
-      const answerTokens = counter.count(turn.answer);
-      const outcome = abortedOutcome(signal) ?? (turn.metadata.failed === '' ? 'answered' : 'tool_error');
-      metrics.agentTurns.inc({ agent: 'supervisor', skill: 'route', path: 'direct', outcome });
-      metrics.agentTurnDuration.observe({ agent: 'supervisor', skill: 'route', path: 'direct' }, (performance.now() - started) / 1000);
-      metrics.agentAnswerTokens.observe({ agent: 'supervisor' }, answerTokens);
-      return { answer: turn.answer, options: turn.options, data: turn.data, metadata: { ...turn.metadata, answer_tokens: answerTokens } };
-    },
-  });
+  const answer = async (question: string, contextId: string, progress: (note: string) => void, signal?: AbortSignal) => {
+    const started = performance.now();
+    // Delegations stop when the turn is aborted (deadline, shutdown): they end as results, so the turn returns.
+    const turn = await supervisor.answer(question, contextId, progress, signal);
+    const answerTokens = counter.count(turn.answer);
+    // A turn whose answer depended on an agent that failed or is down is not `answered`: `failed` when nothing was
+    // answered (the A2A error alert counts it), `tool_error` when only part was.
+    const outcome = abortedOutcome(signal) ?? turn.outcome;
+    metrics.agentTurns.inc({ agent: 'supervisor', skill: SUPERVISOR_SKILL, path: 'direct', outcome });
+    metrics.agentTurnDuration.observe({ agent: 'supervisor', skill: SUPERVISOR_SKILL, path: 'direct' }, (performance.now() - started) / 1000);
+    metrics.agentAnswerTokens.observe({ agent: 'supervisor' }, answerTokens);
+    return { answer: turn.answer, options: turn.options, data: turn.data, metadata: { ...turn.metadata, answer_tokens: answerTokens } };
+  };
+  let a2a: RunningA2AServer;
+  try {
+    await registry.start();
+    a2a = await startA2AServer({
+      agent: SUPERVISOR_CARD,
+      host: config.host,
+      port: config.port,
+      publicUrl: config.publicUrl,
+      logger,
+      metrics,
+      auth: gate.auth,
+      guard: gate.guard,
+      onReject: gate.onReject,
+      onQueueDepth: gate.onQueueDepth,
+      turnTimeoutMs: config.turnTimeoutMs,
+      // With replicas, a conversation's turns are ordered across them (a lease in Redis): a follow-up reads who
+      // answered only after the turn before it saved that.
+      conversationLock: redis === undefined ? undefined : redisConversationLock({ client: redis, keyPrefix: `${keyPrefix}turn-lock:`, logger: logger.child({ component: 'conversation-lock' }) }),
+      answer,
+    });
+  } catch (error) {
+    gate.guard.stop();
+    await registry.close();
+    throw error;
+  }
   logger.info({ url: a2a.url, agents: registry.list().map((a) => `${a.id} (${a.state})`) }, 'supervisor ready');
   return {
     url: a2a.url,
@@ -177,6 +218,7 @@ export async function startSupervisor(config: SupervisorConfig, logger: Logger, 
       await a2a.close();
       gate.guard.stop();
       await registry.close();
+      if (redis !== undefined) await closeRedis(redis);
     },
   };
 }

@@ -53,13 +53,16 @@ The pieces the chart deploys, as YAML under `components` (read it with fromYaml)
   name     its name in object names and the app.kubernetes.io/component label
   args     the CLI command the image runs
   portEnv  the environment variable of its port
-  ready    its readiness path (the Slack bot serves /healthz only)
+  ready    its readiness path
   agent    the flotilla.io/agent label value on its Service (domain agents only: the supervisor discovers them)
-  metrics  whether it serves /metrics
+  metrics  whether it serves /metrics (every piece does, on its one port)
   llm      whether it has an LLM mode (the llm values and its own <key>.llm apply)
   a2a      whether it serves A2A (and so requires the A2A token: FLOTILLA_A2A_TOKENS, and advertises
            FLOTILLA_PUBLIC_URL in its card)
   redis    whether it keeps shared state in Redis (the redis values apply; without Redis it runs one replica at most)
+  state    what each replica would keep to itself without Redis (the message refusing several replicas)
+  data     whether it reads FLOTILLA_DATA_DIR (spilled tool results; NetBox sessions) and so gets the data volume;
+           the supervisor and the Slack bot never read it
   mcpFor   for an MCP server: the key of the agent that calls it (its only client; it requires the MCP token)
 */}}
 {{- define "flotilla.components" -}}
@@ -73,7 +76,9 @@ components:
     metrics: true
     llm: false
     a2a: true
-    redis: false
+    redis: true
+    state: conversation routing (which agent answered last, so "next page" goes back to it)
+    data: false
   - key: argocd
     name: argocd
     args: [agent, argocd]
@@ -84,6 +89,8 @@ components:
     llm: true
     a2a: true
     redis: true
+    state: progressive sessions, conversation memory and spilled results
+    data: true
   - key: netbox
     name: netbox
     args: [agent, netbox]
@@ -94,16 +101,19 @@ components:
     llm: true
     a2a: true
     redis: true
+    state: progressive sessions, conversation memory and spilled results
+    data: true
   - key: slackBot
     name: slack-bot
     args: [slack]
     portEnv: FLOTILLA_SLACK_PORT
-    ready: /healthz
+    ready: /readyz
     agent: ""
-    metrics: false
+    metrics: true
     llm: false
     a2a: false
     redis: false
+    data: false
   - key: argocdMcp
     name: argocd-mcp
     args: [mcp, argocd]
@@ -114,6 +124,8 @@ components:
     llm: false
     a2a: false
     redis: true
+    state: spilled results (read_result on another replica finds nothing)
+    data: true
     mcpFor: argocd
   - key: netboxMcp
     name: netbox-mcp
@@ -125,6 +137,8 @@ components:
     llm: false
     a2a: false
     redis: true
+    state: spilled results (read_result on another replica finds nothing)
+    data: true
     mcpFor: netbox
 {{- end }}
 
@@ -472,7 +486,7 @@ none is named, and, as the agent itself would refuse to start, on mode llm or hy
 {{- end }}
 {{- end }}
 
-{{/* "true" when the domain agents keep their state in Redis (redis.url or redis.existingSecret.name), else empty. */}}
+{{/* "true" when the pieces keep their shared state in Redis (redis.url or redis.existingSecret.name), else empty. */}}
 {{- define "flotilla.redisEnabled" -}}
 {{- if or .Values.redis.url .Values.redis.existingSecret.name }}true{{ end }}
 {{- end }}
@@ -503,7 +517,9 @@ none is named, and, as the agent itself would refuse to start, on mode llm or hy
 {{/*
 Checks of the redis values the schema cannot express, and the replicas they allow. Fails with a message naming the
 values to change: without Redis every replica of a domain agent keeps its own sessions, conversation memory and
-spilled results, so a follow-up ("next page", "next batch") that lands on another replica finds nothing.
+spilled results, every supervisor replica its own routing memory (which agent answered last), and every MCP server
+replica its own spilled results, so a follow-up ("next page", "next batch") that lands on another replica finds
+nothing.
 */}}
 {{- define "flotilla.redisCheck" -}}
 {{- $r := .Values.redis }}
@@ -525,16 +541,17 @@ spilled results, so a follow-up ("next page", "next batch") that lands on anothe
 {{- range $c := (include "flotilla.components" $ | fromYaml).components }}
 {{- $v := index $.Values $c.key }}
 {{- if and $c.redis $v.enabled (gt (int $v.replicas) 1) }}
-{{- fail (printf "%s.replicas is %d but Redis is not configured: each replica would keep its own progressive sessions, conversation memory and spilled results, so a \"next page\" or \"next batch\" answered by another replica would fail. Set redis.url or redis.existingSecret.name (shared state), or %s.replicas to 1" $c.key (int $v.replicas) $c.key) }}
+{{- fail (printf "%s.replicas is %d but Redis is not configured: each replica would keep its own %s, so a \"next page\" or \"next batch\" answered by another replica would fail. Set redis.url or redis.existingSecret.name (shared state), or %s.replicas to 1" $c.key (int $v.replicas) $c.state $c.key) }}
 {{- end }}
 {{- end }}
 {{- end }}
 {{- end }}
 
 {{/*
-The Redis variables of a domain agent; nothing without Redis. The URL (it may hold a password) comes only from a
-Secret, through a required secretKeyRef: a missing Secret or key keeps the pod in CreateContainerConfigError instead
-of starting it without Redis (replicas that would not share their state).
+The Redis variables of a piece that shares its state (the supervisor, the domain agents, the MCP servers); nothing
+without Redis. The URL (it may hold a password) comes only from a Secret, through a required secretKeyRef: a missing
+Secret or key keeps the pod in CreateContainerConfigError instead of starting it without Redis (replicas that would
+not share their state).
 */}}
 {{- define "flotilla.redisEnv" -}}
 {{- if include "flotilla.redisEnabled" . }}
@@ -545,5 +562,130 @@ of starting it without Redis (replicas that would not share their state).
       key: {{ include "flotilla.redisSecretKey" . }}
 - name: FLOTILLA_REDIS_KEY_PREFIX
   value: {{ include "flotilla.redisKeyPrefix" . | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
+Bytes of a Kubernetes quantity (a memory request or limit, an emptyDir sizeLimit), as a float: plain bytes (a number
+from a values file is a float), or a number with one suffix, Ki Mi Gi Ti (powers of 1024) or k K M G T (powers of
+1000). Fails naming the value on anything else. Read it with float64. Call with (dict "value" "512Mi" "name"
+"argocd.resources.limits.memory").
+*/}}
+{{- define "flotilla.bytes" -}}
+{{- $q := ternary (printf "%f" .value) (toString .value) (kindIs "float64" .value) | trim }}
+{{- if not (regexMatch "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|k|K|M|G|T)?$" $q) }}
+{{- fail (printf "%s is %q: write a size as plain bytes or a number with one of the suffixes Ki, Mi, Gi, Ti, k, M, G, T (e.g. 512Mi)" .name $q) }}
+{{- end }}
+{{- $number := regexFind "^[0-9]+(\\.[0-9]+)?" $q }}
+{{- $scale := dict "" 1.0 "k" 1000.0 "K" 1000.0 "M" 1000000.0 "G" 1000000000.0 "T" 1000000000000.0 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 }}
+{{- mulf (float64 $number) (get $scale (trimPrefix $number $q)) }}
+{{- end }}
+
+{{/*
+Seconds of a Prometheus duration (ms s m h d w y, possibly combined: 1m30s), as a float; the schema checks the
+syntax. Read it with float64.
+*/}}
+{{- define "flotilla.seconds" -}}
+{{- $scale := dict "ms" 0.001 "s" 1.0 "m" 60.0 "h" 3600.0 "d" 86400.0 "w" 604800.0 "y" 31536000.0 }}
+{{- $total := 0.0 }}
+{{- range regexFindAll "[0-9]+(ms|s|m|h|d|w|y)" (toString .) -1 }}
+{{- $number := regexFind "^[0-9]+" . }}
+{{- $total = addf $total (mulf (float64 $number) (get $scale (trimPrefix $number .))) }}
+{{- end }}
+{{- $total }}
+{{- end }}
+
+{{/* The port of a URL: its own, else its scheme's (http 80, https 443, redis and rediss 6379). */}}
+{{- define "flotilla.urlPort" -}}
+{{- $url := urlParse . }}
+{{- with regexFind ":[0-9]+$" $url.host }}
+{{- trimPrefix ":" . }}
+{{- else }}
+{{- get (dict "http" "80" "https" "443" "redis" "6379" "rediss" "6379") $url.scheme | default "443" }}
+{{- end }}
+{{- end }}
+
+{{/*
+Memory ceilings of every piece, in bytes: a limit above 4Gi or a request above 2Gi is refused (the design note's
+sizing; helm/README.md, Sizing).
+*/}}
+{{- define "flotilla.memoryLimitMax" -}}4294967296{{- end }}
+{{- define "flotilla.memoryRequestMax" -}}2147483648{{- end }}
+
+{{/*
+Checks of values the schema cannot compare, each failing with a message that names the values and what to do:
+  - per enabled piece: memory request and limit above zero, within the ceilings, and the request at most the limit
+    (the API server refuses a request above the limit);
+  - the data volume (storage.dataSizeLimit) at least the result store's disk cap (storage.resultDiskCapMiB) when a
+    piece spills tool results to it (a domain agent running its tools in process, or an MCP server, without Redis):
+    the kubelet evicts a pod whose emptyDir outgrows its sizeLimit; /tmp above zero;
+  - with the ServiceMonitor: interval and scrapeTimeout above zero, the timeout at most the interval (Prometheus
+    refuses a longer timeout).
+*/}}
+{{- define "flotilla.valuesCheck" -}}
+{{- $limitMax := include "flotilla.memoryLimitMax" . | float64 }}
+{{- $requestMax := include "flotilla.memoryRequestMax" . | float64 }}
+{{- range $c := (include "flotilla.components" $ | fromYaml).components }}
+{{- $v := index $.Values $c.key }}
+{{- if $v.enabled }}
+{{- $limitName := printf "%s.resources.limits.memory" $c.key }}
+{{- $requestName := printf "%s.resources.requests.memory" $c.key }}
+{{- $limitValue := $v.resources.limits.memory }}
+{{- $requestValue := $v.resources.requests.memory }}
+{{- $limit := include "flotilla.bytes" (dict "value" $limitValue "name" $limitName) | float64 }}
+{{- $request := include "flotilla.bytes" (dict "value" $requestValue "name" $requestName) | float64 }}
+{{- if le $limit 0.0 }}
+{{- fail (printf "%s is %v, which is zero: the container could not start. Set a memory limit above zero, e.g. 512Mi (the V8 heap gets %s.heapPercent of it)" $limitName $limitValue $c.key) }}
+{{- end }}
+{{- if le $request 0.0 }}
+{{- fail (printf "%s is %v, which is zero: the scheduler would reserve no memory for the pod. Set a memory request above zero, e.g. 256Mi" $requestName $requestValue) }}
+{{- end }}
+{{- if gt $limit $limitMax }}
+{{- fail (printf "%s is %v, above the chart's ceiling of 4Gi: set it to at most 4Gi (helm/README.md, Sizing)" $limitName $limitValue) }}
+{{- end }}
+{{- if gt $request $requestMax }}
+{{- fail (printf "%s is %v, above the chart's ceiling of 2Gi: set it to at most 2Gi (helm/README.md, Sizing)" $requestName $requestValue) }}
+{{- end }}
+{{- if gt $request $limit }}
+{{- fail (printf "%s (%v) is above %s (%v): the API server refuses a request above the limit. Lower the request or raise the limit" $requestName $requestValue $limitName $limitValue) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $s := .Values.storage }}
+{{- $volume := include "flotilla.bytes" (dict "value" $s.dataSizeLimit "name" "storage.dataSizeLimit") | float64 }}
+{{- if le $volume 0.0 }}
+{{- fail (printf "storage.dataSizeLimit is %v, which is zero: the kubelet would evict the pods at their first write. Set it above zero, e.g. 512Mi" $s.dataSizeLimit) }}
+{{- end }}
+{{- if le (include "flotilla.bytes" (dict "value" $s.tmpSizeLimit "name" "storage.tmpSizeLimit") | float64) 0.0 }}
+{{- fail (printf "storage.tmpSizeLimit is %v, which is zero: the kubelet would evict the pods at their first write to /tmp. Set it above zero, e.g. 64Mi" $s.tmpSizeLimit) }}
+{{- end }}
+{{- $spillers := list }}
+{{- if not (include "flotilla.redisEnabled" .) }}
+{{- range $key := list "argocd" "netbox" }}
+{{- if and (index $.Values $key).enabled (not (include "flotilla.agentMcpUrl" (dict "root" $ "key" $key))) }}
+{{- $spillers = append $spillers $key }}
+{{- end }}
+{{- if (index $.Values (printf "%sMcp" $key)).enabled }}
+{{- $spillers = append $spillers (printf "%sMcp" $key) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $cap := mulf $s.resultDiskCapMiB 1048576.0 }}
+{{- if and $spillers (lt $volume $cap) }}
+{{- fail (printf "storage.dataSizeLimit (%v) is smaller than storage.resultDiskCapMiB (%d MiB), the disk the result store of %s may fill with spilled tool results: the kubelet evicts a pod whose data volume outgrows its sizeLimit. Raise storage.dataSizeLimit to at least %dMi (more for NetBox sessions), or lower storage.resultDiskCapMiB" $s.dataSizeLimit (int $s.resultDiskCapMiB) (join ", " $spillers) (int $s.resultDiskCapMiB)) }}
+{{- end }}
+{{- $sm := .Values.serviceMonitor }}
+{{- if $sm.enabled }}
+{{- $interval := include "flotilla.seconds" $sm.interval | float64 }}
+{{- $timeout := include "flotilla.seconds" $sm.scrapeTimeout | float64 }}
+{{- if le $interval 0.0 }}
+{{- fail (printf "serviceMonitor.interval is %s, which is zero: set a scrape interval above zero, e.g. 30s" $sm.interval) }}
+{{- end }}
+{{- if le $timeout 0.0 }}
+{{- fail (printf "serviceMonitor.scrapeTimeout is %s, which is zero: set a scrape timeout above zero and at most the interval, e.g. 10s" $sm.scrapeTimeout) }}
+{{- end }}
+{{- if gt $timeout $interval }}
+{{- fail (printf "serviceMonitor.scrapeTimeout (%s) is longer than serviceMonitor.interval (%s): Prometheus refuses a scrape timeout greater than the scrape interval. Set scrapeTimeout to at most the interval (e.g. 10s with 30s), or lengthen the interval" $sm.scrapeTimeout $sm.interval) }}
+{{- end }}
 {{- end }}
 {{- end }}

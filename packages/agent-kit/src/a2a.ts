@@ -42,6 +42,11 @@ export interface A2AServerOptions {
   readonly auth?: A2AAuth | undefined;
   /** When given, new work is refused with 503 + Retry-After while it sheds (memory above 90% of the limit). */
   readonly guard?: MemoryGuard | undefined;
+  /**
+   * Why the agent cannot answer yet (its tools are not connected), in one line; undefined when it can. /readyz answers
+   * 503 with it meanwhile, so a Service sends questions elsewhere; questions that still come are the answer's to handle.
+   */
+  readonly readiness?: (() => string | undefined) | undefined;
   /** Told of every request refused before any work, and of turns refused because their conversation is busy (metrics). */
   readonly onReject?: ((reason: A2ARejectReason) => void) | undefined;
   /** Time one turn may take from its arrival, waiting for its conversation's earlier turns included (`--turn-timeout-ms`); TURN_LIMITS.timeoutMs by default. */
@@ -158,9 +163,15 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
     res.json({ status: 'ok' });
   });
   const guard = options.guard;
+  const readiness = options.readiness;
   app.get('/readyz', (_req, res) => {
     // Shedding: not ready, so a Service sends new work to other replicas until memory falls.
-    if (guard !== undefined && !guard.accepting) res.status(503).set('Retry-After', String(guard.retryAfterSeconds)).json({ status: 'busy', memory: guard.state });
+    if (guard !== undefined && !guard.accepting) {
+      res.status(503).set('Retry-After', String(guard.retryAfterSeconds)).json({ status: 'busy', memory: guard.state });
+      return;
+    }
+    const reason = readiness?.();
+    if (reason !== undefined) res.status(503).json({ status: 'not_ready', reason });
     else res.json({ status: 'ready' });
   });
   const registry = options.metrics?.registry;

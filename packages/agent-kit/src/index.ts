@@ -82,7 +82,19 @@ export {
   type RedisConversationLockOptions,
 } from './conversation-queue.js';
 export { markdownTable, countLines, toolErrorText, helpText } from './present.js';
-export { connectTools, MCP_CLIENT_SETTINGS, McpClientTokenSchema, type ConnectToolsOptions, type ToolsConnection } from './tools.js';
+export {
+  answerWhenConnected,
+  connectTools,
+  MCP_CLIENT_SETTINGS,
+  MCP_CONNECT_LIMITS,
+  McpClientTokenSchema,
+  toolsNotConnectedAnswer,
+  toolsReadiness,
+  type AgentTools,
+  type ConnectToolsOptions,
+  type McpConnectLimits,
+  type ToolsConnection,
+} from './tools.js';
 export { textRequest } from './request.js';
 export { CapabilityIndex, CAPABILITY_LIMITS, oneLine, type Capability, type ToolDefinition } from './capabilities.js';
 export {

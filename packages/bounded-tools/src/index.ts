@@ -62,5 +62,5 @@ export { createFileResultStore, type FileStoreOptions } from './store/file-store
 export { createRedisResultStore, type RedisStoreOptions } from './store/redis-store.js';
 export type { StoreOptions, StoreLimits } from './store/common.js';
 export { serveMcpOverHttp, connectInProcess, type RunningMcpServer, type McpHttpOptions } from './serve.js';
-export { MCP_SERVER_SETTINGS, resultStoreFor, type McpServerSettings } from './settings.js';
+export { MCP_SERVER_SETTINGS, resultStoreCaps, resultStoreFor, type McpServerSettings } from './settings.js';
 export { SNAPSHOT_DEFAULTS, SNAPSHOT_SHAPE, SNAPSHOT_TTL_RANGE, createSnapshotCache, type SnapshotCache, type SnapshotCacheOptions, type SnapshotPage, type SnapshotExtras, type SnapshotListPayload, type SnapshotLoad } from './snapshot.js';

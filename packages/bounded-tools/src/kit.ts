@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { McpServer, StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { FlotillaError, describeError, isFlotillaError, type Logger } from '@flotilla/core';
-import type { FlotillaMetrics, ToolOutcome } from '@flotilla/metrics';
+import { zeroToolSeries, type FlotillaMetrics, type ToolOutcome } from '@flotilla/metrics';
 import type { TokenCounter } from '@flotilla/tokens';
 import { fitItems, fitObject, ItemCosts } from './fit.js';
 import type { JsonObject, JsonValue } from './json.js';
@@ -427,6 +427,8 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
   }
 
   function register<S extends z.ZodObject>(spec: ToolSpec<S>): void {
+    // Its series at zero now, so the first large read or error after a start reaches the alerts.
+    zeroToolSeries(metrics, spec.name);
     server.registerTool(
       spec.name,
       { title: spec.title, description: spec.description, inputSchema: advertiseOnly(spec.input), annotations: { readOnlyHint: true } },

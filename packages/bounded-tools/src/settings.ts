@@ -49,6 +49,11 @@ export const MCP_SERVER_SETTINGS = {
 } as const satisfies SettingsSpec;
 export type McpServerSettings = Settings<typeof MCP_SERVER_SETTINGS>;
 
+/** The byte caps of a result store from `--result-disk-cap-mib`: the whole store, and one result (64 MiB, or the cap when smaller). */
+export function resultStoreCaps(diskCapMiB: number): { readonly diskCapBytes: number; readonly maxResultBytes: number } {
+  return { diskCapBytes: diskCapMiB * MiB, maxResultBytes: Math.min(64, diskCapMiB) * MiB };
+}
+
 /**
  * The result store the settings describe: files, or Redis with --redis-url (shared by the server's replicas, keys
  * under `<redis-key-prefix><name>:`; an unreachable Redis fails the start naming the setting, and the store's
@@ -59,12 +64,7 @@ export async function resultStoreFor(
   metrics: FlotillaMetrics,
   context: { readonly logger: Logger; readonly name: string },
 ): Promise<ResultStore> {
-  const limits = {
-    ttlSeconds: settings.resultTtlSeconds,
-    diskCapBytes: settings.resultDiskCapMiB * MiB,
-    maxResultBytes: Math.min(64, settings.resultDiskCapMiB) * MiB,
-    metrics,
-  };
+  const limits = { ttlSeconds: settings.resultTtlSeconds, ...resultStoreCaps(settings.resultDiskCapMiB), metrics };
   if (settings.redisUrl === undefined) return createFileResultStore({ directory: resolve(settings.dataDir), ...limits });
   const client = await redisFromUrl(settings.redisUrl, { logger: context.logger });
   const store = createRedisResultStore({ client, keyPrefix: `${settings.redisKeyPrefix}${context.name}:`, ...limits });

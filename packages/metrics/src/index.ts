@@ -10,6 +10,12 @@ export {
   type CacheKind,
   type CacheOutcome,
   UPSTREAM_SYSTEMS,
+  SLACK_EVENT_KINDS,
+  SLACK_ANSWER_OUTCOMES,
+  SLACK_API_METHODS,
+  type SlackEventKind,
+  type SlackAnswerOutcome,
+  type SlackApiMethod,
   STORE_KINDS,
   STORE_EVICTION_REASONS,
   type StoreKind,
@@ -43,4 +49,5 @@ export {
   type UpstreamSystem,
   type UpstreamOutcome,
 } from './names.js';
-export { createMetrics, type FlotillaMetrics, type MetricsOptions } from './registry.js';
+export { createMetrics, createSlackMetrics, type FlotillaMetrics, type MetricsOptions, type SlackMetrics } from './registry.js';
+export { zeroAgentSeries, zeroDelegationSeries, zeroSlackSeries, zeroToolSeries, zeroUpstreamSeries } from './zero.js';

@@ -30,6 +30,7 @@ export const METRIC = {
   supervisorReplyTokens: 'flotilla_supervisor_reply_tokens',
   supervisorReplyTruncations: 'flotilla_supervisor_reply_truncations_total',
   supervisorAgents: 'flotilla_supervisor_agents',
+  supervisorAgentState: 'flotilla_supervisor_agent_state',
   supervisorCardFailures: 'flotilla_supervisor_agent_card_failures_total',
   agentTurns: 'flotilla_agent_turns_total',
   memoryGuardState: 'flotilla_memory_guard_state',
@@ -48,6 +49,12 @@ export const METRIC = {
   storeEvictions: 'flotilla_store_evictions_total',
   eventLoopLag: 'flotilla_event_loop_lag_seconds',
   conversationQueue: 'flotilla_conversation_queue_depth',
+  slackEvents: 'flotilla_slack_events_total',
+  slackAnswers: 'flotilla_slack_answers_total',
+  slackAnswerDuration: 'flotilla_slack_answer_duration_seconds',
+  slackApiFailures: 'flotilla_slack_api_failures_total',
+  slackErrors: 'flotilla_slack_errors_total',
+  slackInFlight: 'flotilla_slack_in_flight',
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
@@ -67,6 +74,7 @@ export const LABEL = {
   route: 'route',
   cache: 'cache',
   store: 'store',
+  method: 'method',
 } as const;
 
 /** The memory guard's states: normal; budgets halved; new work shed. */
@@ -144,6 +152,22 @@ export type StoreKind = (typeof STORE_KINDS)[number];
 /** Why an entry left a bounded store: its count cap, its byte cap, its age. */
 export const STORE_EVICTION_REASONS = ['entries_cap', 'bytes_cap', 'ttl'] as const;
 export type StoreEvictionReason = (typeof STORE_EVICTION_REASONS)[number];
+
+/** Slack events the bot acts on: a mention, a direct message, a click on a follow-up option. */
+export const SLACK_EVENT_KINDS = ['app_mention', 'message', 'block_action'] as const;
+export type SlackEventKind = (typeof SLACK_EVENT_KINDS)[number];
+
+/**
+ * How one question asked in Slack ended: answered (the agent's answer posted); failed (the agent could not be reached
+ * or failed, the user was told); timed_out (the agent took longer than the bot waits); busy (turned away: too many
+ * questions in flight).
+ */
+export const SLACK_ANSWER_OUTCOMES = ['answered', 'failed', 'timed_out', 'busy'] as const;
+export type SlackAnswerOutcome = (typeof SLACK_ANSWER_OUTCOMES)[number];
+
+/** The Slack Web API methods the bot calls (`other` for any further one). */
+export const SLACK_API_METHODS = ['chat.postMessage', 'chat.update', 'files.uploadV2', 'other'] as const;
+export type SlackApiMethod = (typeof SLACK_API_METHODS)[number];
 
 /** Upstream systems we talk to. */
 export const UPSTREAM_SYSTEMS = ['argocd', 'netbox'] as const;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from './registry.js';
-import { METRIC } from './names.js';
+import type { Registry } from 'prom-client';
+import { createMetrics, createSlackMetrics } from './registry.js';
+import { DELEGATION_OUTCOMES, METRIC, RAW_RESULT_ALERT_BYTES, SLACK_ANSWER_OUTCOMES, SLACK_API_METHODS, TOOL_OUTCOMES, TURN_OUTCOMES, WORKFLOW_PATHS } from './names.js';
+import { zeroAgentSeries, zeroDelegationSeries, zeroSlackSeries, zeroToolSeries } from './zero.js';
 
 const lag = async (metrics: ReturnType<typeof createMetrics>): Promise<number> => {
   const text = await metrics.registry.getSingleMetricAsString(METRIC.eventLoopLag);
@@ -21,5 +23,35 @@ describe('event-loop lag', () => {
     // A read does not reset it: another scraper (or another registry of the process) sees the block too.
     expect(await lag(metrics)).toBeGreaterThanOrEqual(0.2);
     expect(await lag(createMetrics())).toBeGreaterThanOrEqual(0.2);
+  });
+});
+
+describe('series at zero from the start', () => {
+  const read = async (registry: Registry, name: string) => (await registry.getSingleMetric(name)?.get())?.values ?? [];
+
+  it('creates every labelled series alerts read at 0 (tools, agents, delegations, Slack) and none before', async () => {
+    const metrics = createMetrics();
+    expect(await read(metrics.registry, METRIC.toolCalls)).toHaveLength(0);
+    zeroToolSeries(metrics, 'list_interfaces');
+    zeroAgentSeries(metrics, 'netbox', ['inventory', 'inventory']);
+    zeroDelegationSeries(metrics, 'argocd');
+    const slack = createSlackMetrics(metrics.registry);
+    zeroSlackSeries(slack);
+
+    const calls = await read(metrics.registry, METRIC.toolCalls);
+    expect(calls.map((v) => v.labels.outcome).sort()).toEqual([...TOOL_OUTCOMES].sort());
+    // The size alert's buckets: the +Inf and the 200 KiB bucket both exist, at 0.
+    const raw = await read(metrics.registry, METRIC.toolRawResultBytes);
+    const bucketOf = (v: (typeof raw)[number]): unknown => ('metricName' in v && v.metricName === `${METRIC.toolRawResultBytes}_bucket` ? v.labels.le : undefined);
+    expect(raw.filter((v) => [RAW_RESULT_ALERT_BYTES, '+Inf'].includes(bucketOf(v) as number | string)).map((v) => v.value)).toEqual([0, 0]);
+    // Skills (deduplicated) plus `none`, by every path and outcome.
+    const turns = await read(metrics.registry, METRIC.agentTurns);
+    expect(turns).toHaveLength(2 * WORKFLOW_PATHS.length * TURN_OUTCOMES.length);
+    expect(turns).toContainEqual(expect.objectContaining({ labels: { agent: 'netbox', skill: 'inventory', path: 'direct', outcome: 'failed' }, value: 0 }));
+    expect((await read(metrics.registry, METRIC.supervisorDelegations)).map((v) => v.labels.outcome).sort()).toEqual([...DELEGATION_OUTCOMES].sort());
+    expect((await read(metrics.registry, METRIC.slackAnswers)).map((v) => v.labels.outcome).sort()).toEqual([...SLACK_ANSWER_OUTCOMES].sort());
+    expect((await read(metrics.registry, METRIC.slackApiFailures)).map((v) => v.labels.method).sort()).toEqual([...SLACK_API_METHODS].sort());
+    const all = [...(await read(metrics.registry, METRIC.toolCalls)), ...turns, ...(await read(metrics.registry, METRIC.slackEvents))];
+    expect(all.every((v) => v.value === 0)).toBe(true);
   });
 });

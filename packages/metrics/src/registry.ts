@@ -34,6 +34,7 @@ export interface FlotillaMetrics {
   readonly supervisorReplyTokens: Histogram<'agent'>;
   readonly supervisorReplyTruncations: Counter<'agent'>;
   readonly supervisorAgents: Gauge<'status'>;
+  readonly supervisorAgentState: Gauge<'agent' | 'state'>;
   readonly supervisorCardFailures: Counter<'reason'>;
   readonly memoryGuardState: Gauge<'agent' | 'state'>;
   readonly memoryUsageRatio: Gauge<'agent'>;
@@ -366,10 +367,67 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
       labelNames: [LABEL.status],
       registers,
     }),
+    supervisorAgentState: new Gauge({
+      name: METRIC.supervisorAgentState,
+      help: 'Each domain agent in the supervisor registry: 1 for its current state (ready, unreachable, pending, refused), 0 for the others.',
+      labelNames: [LABEL.agent, LABEL.state],
+      registers,
+    }),
     supervisorCardFailures: new Counter({
       name: METRIC.supervisorCardFailures,
       help: 'Agent cards the supervisor could not use (the agent is left out until a later read succeeds), by reason.',
       labelNames: [LABEL.reason],
+      registers,
+    }),
+  };
+}
+
+/** The Slack bot's own metrics (the front door); it also has the process metrics of `createMetrics()`. */
+export interface SlackMetrics {
+  readonly events: Counter<'kind'>;
+  readonly answers: Counter<'outcome'>;
+  readonly answerDuration: Histogram;
+  readonly apiFailures: Counter<'method'>;
+  readonly errors: Counter;
+  readonly inFlight: Gauge;
+}
+
+/** Registers the Slack bot's metrics in `registry` (the one `createMetrics()` made, so one /metrics serves both). */
+export function createSlackMetrics(registry: Registry): SlackMetrics {
+  const registers = [registry];
+  return {
+    events: new Counter({
+      name: METRIC.slackEvents,
+      help: 'Slack events the bot acted on, by kind (app_mention, message, block_action).',
+      labelNames: [LABEL.kind],
+      registers,
+    }),
+    answers: new Counter({
+      name: METRIC.slackAnswers,
+      help: 'Questions asked in Slack by how they ended (answered, failed, timed_out, busy: turned away).',
+      labelNames: [LABEL.outcome],
+      registers,
+    }),
+    answerDuration: new Histogram({
+      name: METRIC.slackAnswerDuration,
+      help: 'Wall time from a question in Slack to its answer (or failure) posted.',
+      buckets: [...BUCKETS.seconds, 60, 120],
+      registers,
+    }),
+    apiFailures: new Counter({
+      name: METRIC.slackApiFailures,
+      help: 'Slack Web API calls that failed (an error answer, a rate limit past retries, the network), by method.',
+      labelNames: [LABEL.method],
+      registers,
+    }),
+    errors: new Counter({
+      name: METRIC.slackErrors,
+      help: 'Unexpected errors while handling a Slack event (a bug or an unforeseen answer): the user may have got nothing.',
+      registers,
+    }),
+    inFlight: new Gauge({
+      name: METRIC.slackInFlight,
+      help: 'Questions the Slack bot is answering now (at most its --max-in-flight).',
       registers,
     }),
   };

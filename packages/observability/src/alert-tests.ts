@@ -5,7 +5,21 @@
  * packages/observability/generated/prometheus-rules.test.yaml next to the rules file it tests.
  */
 import { stringify } from 'yaml';
-import { A2A_REJECT_REASONS, LABEL, MEMORY_GUARD_STATES, METRIC, TOOL_OUTCOMES, TRIM_KINDS, TURN_OUTCOMES, UPSTREAM_OUTCOMES, WORKFLOW_PATHS } from '@flotilla/metrics';
+import {
+  A2A_REJECT_REASONS,
+  AGENT_STATES,
+  DELEGATION_OUTCOMES,
+  LABEL,
+  MEMORY_GUARD_STATES,
+  METRIC,
+  SLACK_ANSWER_OUTCOMES,
+  SLACK_API_METHODS,
+  TOOL_OUTCOMES,
+  TRIM_KINDS,
+  TURN_OUTCOMES,
+  UPSTREAM_OUTCOMES,
+  WORKFLOW_PATHS,
+} from '@flotilla/metrics';
 import { ALERTS, alertNamed, runbookUrl, type AlertName } from './alerts.js';
 import { eq, le, pick, selector, type Matcher } from './promql.js';
 import { CIRCUIT_STATES, KUBE_LABEL, KUBE_METRIC, KUBE_VALUE } from './queries.js';
@@ -31,7 +45,10 @@ export interface AlertTestGroup {
 }
 
 const NAMESPACE = 'flotilla';
-const scrape = (job: string): Matcher[] => [eq('job', job), eq('instance', `${job}:9090`), eq(KUBE_LABEL.namespace, NAMESPACE)];
+/** The labels a ServiceMonitor scrape gives a pod's series (its job, instance, namespace and pod). */
+const scrape = (pod: string, namespace: string = NAMESPACE): Matcher[] => [eq('job', pod.replace(/-\d+$/, '')), eq('instance', `${pod}:9090`), eq(KUBE_LABEL.namespace, namespace), eq(KUBE_LABEL.pod, pod)];
+/** The namespace every alert on Flotilla metrics keeps (INSTALLATION_LABELS). */
+const INSTALLATION = { [KUBE_LABEL.namespace]: NAMESPACE } as const;
 const container = (pod: string, name: string) => ({ [KUBE_LABEL.namespace]: NAMESPACE, [KUBE_LABEL.pod]: pod, [KUBE_LABEL.container]: name });
 const containerMatchers = (pod: string, name: string): Matcher[] => Object.entries(container(pod, name)).map(([k, v]) => eq(k, v));
 
@@ -159,7 +176,12 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
       })(),
     ],
     expectations: [
-      { evalTime: '6m', alert: 'FlotillaToolResultLarge', firing: [{ [LABEL.tool]: 'list_interfaces' }] },
+      // One alert per pod that read them.
+      {
+        evalTime: '6m',
+        alert: 'FlotillaToolResultLarge',
+        firing: ['flotilla-netbox-0', 'flotilla-netbox-1'].map((pod) => ({ ...INSTALLATION, [KUBE_LABEL.pod]: pod, [LABEL.tool]: 'list_interfaces' })),
+      },
       // Only small reads in the last 5 minutes.
       { evalTime: '25m', alert: 'FlotillaToolResultLarge', firing: [] },
     ],
@@ -178,9 +200,9 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
     ],
     expectations: [
       { evalTime: '20m', alert: 'FlotillaSpillRateHigh', firing: [] },
-      { evalTime: '50m', alert: 'FlotillaSpillRateHigh', firing: [{ [LABEL.tool]: 'list_devices' }] },
+      { evalTime: '50m', alert: 'FlotillaSpillRateHigh', firing: [{ ...INSTALLATION, [LABEL.tool]: 'list_devices' }] },
       { evalTime: '20m', alert: 'FlotillaTruncationRateHigh', firing: [] },
-      { evalTime: '50m', alert: 'FlotillaTruncationRateHigh', firing: [{ [LABEL.tool]: 'list_applications' }] },
+      { evalTime: '50m', alert: 'FlotillaTruncationRateHigh', firing: [{ ...INSTALLATION, [LABEL.tool]: 'list_applications' }] },
     ],
   },
   {
@@ -206,9 +228,9 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
     ],
     expectations: [
       { evalTime: '3m', alert: 'FlotillaUpstreamErrors', firing: [] },
-      { evalTime: '20m', alert: 'FlotillaUpstreamErrors', firing: [{ [LABEL.system]: 'netbox' }] },
+      { evalTime: '20m', alert: 'FlotillaUpstreamErrors', firing: [{ ...INSTALLATION, [LABEL.system]: 'netbox' }] },
       { evalTime: '3m', alert: 'FlotillaUpstreamRateLimited', firing: [] },
-      { evalTime: '20m', alert: 'FlotillaUpstreamRateLimited', firing: [{ [LABEL.system]: 'netbox' }] },
+      { evalTime: '20m', alert: 'FlotillaUpstreamRateLimited', firing: [{ ...INSTALLATION, [LABEL.system]: 'netbox' }] },
     ],
   },
   {
@@ -257,9 +279,9 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
     ],
     expectations: [
       { evalTime: '5m', alert: 'FlotillaA2AErrors', firing: [] },
-      { evalTime: '30m', alert: 'FlotillaA2AErrors', firing: [{ [LABEL.agent]: 'netbox' }] },
+      { evalTime: '30m', alert: 'FlotillaA2AErrors', firing: [{ ...INSTALLATION, [LABEL.agent]: 'netbox' }] },
       { evalTime: '5m', alert: 'FlotillaA2ALatency', firing: [] },
-      { evalTime: '30m', alert: 'FlotillaA2ALatency', firing: [{ [LABEL.agent]: 'netbox' }] },
+      { evalTime: '30m', alert: 'FlotillaA2ALatency', firing: [{ ...INSTALLATION, [LABEL.agent]: 'netbox' }] },
     ],
   },
   {
@@ -288,7 +310,7 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
     expectations: [
       // Above the threshold, but not yet for 30 minutes.
       { evalTime: '20m', alert: 'FlotillaContextTrimmingHigh', firing: [] },
-      { evalTime: '50m', alert: 'FlotillaContextTrimmingHigh', firing: [{ [LABEL.agent]: 'netbox' }] },
+      { evalTime: '50m', alert: 'FlotillaContextTrimmingHigh', firing: [{ ...INSTALLATION, [LABEL.agent]: 'netbox' }] },
     ],
   },
   {
@@ -311,13 +333,13 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
     expectations: [
       // netbox sheds since minute 5, not yet for 2 minutes.
       { evalTime: '6m', alert: 'FlotillaAgentShedding', firing: [] },
-      { evalTime: '10m', alert: 'FlotillaAgentShedding', firing: [{ [LABEL.agent]: 'netbox' }] },
+      { evalTime: '10m', alert: 'FlotillaAgentShedding', firing: [{ ...INSTALLATION, [LABEL.agent]: 'netbox' }] },
       // Recovered.
       { evalTime: '30m', alert: 'FlotillaAgentShedding', firing: [] },
       { evalTime: '5m', alert: 'FlotillaMemoryGuardTight', firing: [] },
-      { evalTime: '20m', alert: 'FlotillaMemoryGuardTight', firing: [{ [LABEL.agent]: 'netbox' }, { [LABEL.agent]: 'argocd' }, { [LABEL.agent]: 'supervisor' }] },
+      { evalTime: '20m', alert: 'FlotillaMemoryGuardTight', firing: [{ ...INSTALLATION, [LABEL.agent]: 'netbox' }, { ...INSTALLATION, [LABEL.agent]: 'argocd' }, { ...INSTALLATION, [LABEL.agent]: 'supervisor' }] },
       // netbox is back to ok (only the replicas still halving budgets count).
-      { evalTime: '40m', alert: 'FlotillaMemoryGuardTight', firing: [{ [LABEL.agent]: 'argocd' }, { [LABEL.agent]: 'supervisor' }] },
+      { evalTime: '40m', alert: 'FlotillaMemoryGuardTight', firing: [{ ...INSTALLATION, [LABEL.agent]: 'argocd' }, { ...INSTALLATION, [LABEL.agent]: 'supervisor' }] },
     ],
   },
   {
@@ -343,8 +365,8 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
     ],
     expectations: [
       { evalTime: '6m', alert: 'FlotillaUpstreamCircuitOpen', firing: [] },
-      { evalTime: '12m', alert: 'FlotillaUpstreamCircuitOpen', firing: [{ [LABEL.system]: 'argocd' }] },
-      { evalTime: '18m', alert: 'FlotillaUpstreamCircuitOpen', firing: [{ [LABEL.system]: 'argocd' }] },
+      { evalTime: '12m', alert: 'FlotillaUpstreamCircuitOpen', firing: [{ ...INSTALLATION, [LABEL.system]: 'argocd' }] },
+      { evalTime: '18m', alert: 'FlotillaUpstreamCircuitOpen', firing: [{ ...INSTALLATION, [LABEL.system]: 'argocd' }] },
       // Closed again.
       { evalTime: '25m', alert: 'FlotillaUpstreamCircuitOpen', firing: [] },
     ],
@@ -370,7 +392,7 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
     ],
     expectations: [
       { evalTime: '8m', alert: 'FlotillaA2AUnauthorized', firing: [] },
-      { evalTime: '25m', alert: 'FlotillaA2AUnauthorized', firing: [{ [LABEL.agent]: 'supervisor' }] },
+      { evalTime: '25m', alert: 'FlotillaA2AUnauthorized', firing: [{ ...INSTALLATION, [LABEL.agent]: 'supervisor' }] },
     ],
   },
   {
@@ -378,15 +400,90 @@ export const ALERT_TEST_GROUPS: readonly AlertTestGroup[] = [
     interval: '1m',
     inputSeries: [
       // argocd: a long word in upstream data blocks 3 s on every scrape from minute 5 on.
-      { series: selector(METRIC.eventLoopLag, ...scrape('flotilla-argocd-0'), eq(KUBE_LABEL.pod, 'flotilla-argocd-0')), values: '0.01x4 3x30' },
+      { series: selector(METRIC.eventLoopLag, ...scrape('flotilla-argocd-0')), values: '0.01x4 3x30' },
       // netbox: one 5 s block, then smooth: one spike is not an alert.
-      { series: selector(METRIC.eventLoopLag, ...scrape('flotilla-netbox-0'), eq(KUBE_LABEL.pod, 'flotilla-netbox-0')), values: '0.01x4 5 0.01x30' },
+      { series: selector(METRIC.eventLoopLag, ...scrape('flotilla-netbox-0')), values: '0.01x4 5 0.01x30' },
       // supervisor: busy but responsive (0.2 s at worst).
-      { series: selector(METRIC.eventLoopLag, ...scrape('flotilla-supervisor-0'), eq(KUBE_LABEL.pod, 'flotilla-supervisor-0')), values: '0.2x35' },
+      { series: selector(METRIC.eventLoopLag, ...scrape('flotilla-supervisor-0')), values: '0.2x35' },
     ],
     expectations: [
       { evalTime: '10m', alert: 'FlotillaEventLoopBlocked', firing: [] },
       { evalTime: '20m', alert: 'FlotillaEventLoopBlocked', firing: [{ [KUBE_LABEL.namespace]: NAMESPACE, [KUBE_LABEL.pod]: 'flotilla-argocd-0' }] },
+    ],
+  },
+  {
+    name: 'supervisor: domain agents it cannot reach, by agent',
+    interval: '1m',
+    inputSeries: [
+      // Two supervisor replicas. argocd: ready from the first card read on. netbox: its pods go down at minute 3 and
+      // come back at minute 20; both replicas see it.
+      ...['flotilla-supervisor-0', 'flotilla-supervisor-1'].flatMap((pod) => [
+        ...stateSeries(METRIC.supervisorAgentState, AGENT_STATES, [eq(LABEL.agent, 'argocd'), ...scrape(pod)], steps(['pending', 1], ['ready', 34])),
+        ...stateSeries(METRIC.supervisorAgentState, AGENT_STATES, [eq(LABEL.agent, 'netbox'), ...scrape(pod)], steps(['pending', 1], ['ready', 2], ['unreachable', 17], ['ready', 15])),
+      ]),
+    ],
+    expectations: [
+      // Down, not yet for 5 minutes (and pending for a minute at the start is not an alert).
+      { evalTime: '5m', alert: 'FlotillaAgentUnreachable', firing: [] },
+      { evalTime: '12m', alert: 'FlotillaAgentUnreachable', firing: [{ ...INSTALLATION, [LABEL.agent]: 'netbox' }] },
+      { evalTime: '30m', alert: 'FlotillaAgentUnreachable', firing: [] },
+    ],
+  },
+  {
+    name: 'supervisor: failed delegations, by installation and agent (two installations never merge)',
+    interval: '1m',
+    inputSeries: [
+      ...(
+        [
+          // This installation: 3 of 10 delegations to netbox fail (failed, timeout, rejected); argocd answers.
+          [NAMESPACE, 'netbox', 'ok', '0+7x40'],
+          [NAMESPACE, 'netbox', 'failed', '0+1x40'],
+          [NAMESPACE, 'netbox', 'timeout', '0+1x40'],
+          [NAMESPACE, 'netbox', 'rejected', '0+1x40'],
+          [NAMESPACE, 'argocd', 'ok', '0+10x40'],
+          [NAMESPACE, 'argocd', 'failed', '0x40'],
+          // Another installation in the same Prometheus, busy and healthy: merged, the share would be 3 in 110.
+          ['flotilla-staging', 'netbox', 'ok', '0+100x40'],
+          ['flotilla-staging', 'netbox', 'failed', '0x40'],
+        ] as const
+      ).map(([namespace, agent, outcome, values]) => ({
+        series: selector(METRIC.supervisorDelegations, eq(LABEL.agent, agent), eq(LABEL.outcome, pick(DELEGATION_OUTCOMES, outcome)), ...scrape('flotilla-supervisor-0', namespace)),
+        values,
+      })),
+    ],
+    expectations: [
+      { evalTime: '5m', alert: 'FlotillaDelegationFailures', firing: [] },
+      { evalTime: '25m', alert: 'FlotillaDelegationFailures', firing: [{ ...INSTALLATION, [LABEL.agent]: 'netbox' }] },
+    ],
+  },
+  {
+    name: 'Slack bot: questions unanswered and Slack API failures',
+    interval: '1m',
+    inputSeries: [
+      ...(
+        [
+          // 2 of 10 questions a minute go unanswered: one failed, one turned away busy.
+          [NAMESPACE, 'answered', '0+8x40'],
+          [NAMESPACE, 'failed', '0+1x40'],
+          [NAMESPACE, 'busy', '0+1x40'],
+          [NAMESPACE, 'timed_out', '0x40'],
+          // Another installation whose questions are all answered.
+          ['flotilla-staging', 'answered', '0+5x40'],
+          ['flotilla-staging', 'failed', '0x40'],
+        ] as const
+      ).map(([namespace, outcome, values]) => ({
+        series: selector(METRIC.slackAnswers, eq(LABEL.outcome, pick(SLACK_ANSWER_OUTCOMES, outcome)), ...scrape('flotilla-slack-bot-0', namespace)),
+        values,
+      })),
+      // chat.update fails once a minute; chat.postMessage failed once, at minute 5.
+      { series: selector(METRIC.slackApiFailures, eq(LABEL.method, pick(SLACK_API_METHODS, 'chat.update')), ...scrape('flotilla-slack-bot-0')), values: '0+1x40' },
+      { series: selector(METRIC.slackApiFailures, eq(LABEL.method, pick(SLACK_API_METHODS, 'chat.postMessage')), ...scrape('flotilla-slack-bot-0')), values: '0x5 1x35' },
+    ],
+    expectations: [
+      { evalTime: '5m', alert: 'FlotillaSlackUnanswered', firing: [] },
+      { evalTime: '25m', alert: 'FlotillaSlackUnanswered', firing: [INSTALLATION] },
+      { evalTime: '5m', alert: 'FlotillaSlackApiFailures', firing: [] },
+      { evalTime: '25m', alert: 'FlotillaSlackApiFailures', firing: [{ ...INSTALLATION, [LABEL.method]: 'chat.update' }] },
     ],
   },
 ];

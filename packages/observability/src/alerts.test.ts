@@ -2,13 +2,13 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUCKETS, RAW_RESULT_ALERT_BYTES, UPSTREAM_OUTCOMES } from '@flotilla/metrics';
+import { BUCKETS, createMetrics, createSlackMetrics, RAW_RESULT_ALERT_BYTES, UPSTREAM_OUTCOMES } from '@flotilla/metrics';
 import { alertsMissingTests, ALERT_TEST_GROUPS, renderAlertTests, renderAnnotation } from './alert-tests.js';
 import { ALERTS, ALERT_NAMES, DEFAULT_RUNBOOK_BASE_URL, alertNamed, runbookPath, runbookUrl } from './alerts.js';
 import { GENERATED_PATHS, REPO_ROOT } from './generate.js';
 import { NO_PROMTOOL, PROMTOOL, checkRules, run, withTempDir } from './observability.test-util.js';
 import { pick } from './promql.js';
-import { CIRCUIT_STATES, MEMORY_GUARD_RATIOS, UPSTREAM_ERROR_OUTCOMES } from './queries.js';
+import { CIRCUIT_STATES, KUBE_METRIC, MEMORY_GUARD_RATIOS, UPSTREAM_ERROR_OUTCOMES } from './queries.js';
 import { renderPrometheusRules, ruleGroups } from './rules.js';
 
 describe('the alert catalogue', () => {
@@ -57,6 +57,44 @@ describe('the alert catalogue', () => {
     expect(pages.sort()).toEqual(ALERTS.map((a) => `${a.name}.md`).sort());
   });
 
+  /** The PromQL blocks of every runbook page, with the page they come from. */
+  const runbookQueries = (): { page: string; expr: string }[] =>
+    ALERTS.flatMap((alert) => {
+      const text = readFileSync(join(REPO_ROOT, runbookPath(alert.name)), 'utf8');
+      return [...text.matchAll(/```promql\n([\s\S]*?)```/g)].flatMap((block) => {
+        // One query per line; an indented line continues the one above, and a lone operator line joins the next too (`a\n  / on (x)\nb`).
+        const exprs: string[] = [];
+        let joinNext = false;
+        for (const line of (block[1] ?? '').split('\n')) {
+          if (line.trim() === '' || line.trim().startsWith('#')) continue;
+          const indented = /^\s/.test(line);
+          if ((indented || joinNext) && exprs.length > 0) exprs[exprs.length - 1] += ` ${line.trim()}`;
+          else exprs.push(line);
+          joinNext = /^\s+(?:[-+*/]|and|or|unless)\s*(?:(?:on|ignoring)\s*\([^)]*\))?\s*$/.test(line);
+        }
+        return exprs.map((expr) => ({ page: alert.name, expr }));
+      });
+    });
+
+  it('names, in every runbook query, only metrics the pieces export or the Kubernetes metrics the catalogue names', async () => {
+    const registry = createMetrics().registry;
+    createSlackMetrics(registry);
+    const exported = new Set((await registry.getMetricsAsJSON()).map((m) => m.name));
+    const known = (name: string) => exported.has(name.replace(/_(bucket|sum|count)$/, '')) || (Object.values(KUBE_METRIC) as string[]).includes(name);
+    const queries = runbookQueries();
+    expect(queries.length).toBeGreaterThan(ALERTS.length);
+    for (const { page, expr } of queries) {
+      for (const name of expr.match(/\b(?:flotilla|kube|container)_[a-z0-9_]+(?=[{[\s)]|$)/g) ?? []) expect(known(name), `${page}: ${name} in ${expr}`).toBe(true);
+    }
+  });
+
+  it.skipIf(PROMTOOL === undefined)(`has only valid PromQL in its runbooks${PROMTOOL === undefined ? ` (skipped: ${NO_PROMTOOL})` : ''}`, async () => {
+    const rules = runbookQueries().map((q, n) => ({ record: `flotilla_runbook_check_${n}`, expr: q.expr.replace(/<[a-z]+>/g, 'x') }));
+    const result = await checkRules({ groups: [{ name: 'flotilla_runbook_check', rules }] });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
   it('watches the raw result size at a bucket bound of the histogram', () => {
     // The alert subtracts the bucket at RAW_RESULT_ALERT_BYTES from +Inf: the bound must be a real bucket.
     expect(BUCKETS.rawResultBytes).toContain(RAW_RESULT_ALERT_BYTES);
@@ -89,8 +127,19 @@ describe('the alert catalogue', () => {
     expect(alertNamed('FlotillaA2AUnauthorized').expr(0)).toContain('flotilla_a2a_rejected_total{reason="unauthorized"}');
     for (const name of ['FlotillaAgentShedding', 'FlotillaMemoryGuardTight', 'FlotillaUpstreamCircuitOpen'] as const) {
       // A share of replicas: summed per process without the state label, averaged by agent or system.
-      expect(alertNamed(name).expr(0), name).toMatch(/^avg by \((agent|system)\) \(sum without \(state\) \(/);
+      expect(alertNamed(name).expr(0), name).toMatch(/^avg by \(namespace, (agent|system)\) \(sum without \(state\) \(/);
     }
+  });
+
+  it('keeps the namespace in every aggregation of an alert on Flotilla metrics, and the pod where one process is meant', () => {
+    for (const alert of ALERTS) {
+      const expr = alert.expr(alert.threshold);
+      if (!expr.includes('flotilla_')) continue;
+      const groupings = [...expr.matchAll(/\b(?:sum|avg|max|min) by \(([^)]*)\)/g)].map((m) => (m[1] ?? '').split(', '));
+      expect(groupings.length, alert.name).toBeGreaterThan(0);
+      for (const labels of groupings) expect(labels, `${alert.name}: ${expr}`).toContain('namespace');
+    }
+    for (const name of ['FlotillaToolResultLarge', 'FlotillaEventLoopBlocked'] as const) expect(alertNamed(name).expr(0), name).toMatch(/by \(namespace, pod\b/);
   });
 
   it('keeps the circuit states and the memory guard ratios equal to those of the packages that publish them', () => {
@@ -128,7 +177,7 @@ describe('the plain rules file', () => {
   });
 
   it.skipIf(PROMTOOL === undefined)(`fails promtool check rules when an expression is broken${PROMTOOL === undefined ? ` (skipped: ${NO_PROMTOOL})` : ''}`, async () => {
-    const broken = renderPrometheusRules().replace('sum by (tool) (rate(', 'sum by (tool) (rate((');
+    const broken = renderPrometheusRules().replace('sum by (namespace, tool) (rate(', 'sum by (namespace, tool) (rate((');
     expect(broken).not.toBe(renderPrometheusRules());
     const result = await checkRules(broken);
     expect(result.code).not.toBe(0);

@@ -13,7 +13,11 @@ import {
   GUARD_SHED,
   MEMORY_GUARD_RATIOS,
   a2aRejections,
+  agentNotReadyShare,
   circuitNotClosedShare,
+  delegationFailureShare,
+  slackApiFailureRate,
+  slackUnansweredShare,
   contextTrimsPerRequest,
   eventLoopLagMax,
   largeRawResults,
@@ -49,6 +53,10 @@ export const ALERT_NAMES = [
   'FlotillaUpstreamCircuitOpen',
   'FlotillaA2AUnauthorized',
   'FlotillaEventLoopBlocked',
+  'FlotillaAgentUnreachable',
+  'FlotillaDelegationFailures',
+  'FlotillaSlackUnanswered',
+  'FlotillaSlackApiFailures',
 ] as const;
 export type AlertName = (typeof ALERT_NAMES)[number];
 
@@ -88,6 +96,8 @@ export const ALERT_WINDOW = {
   context: '15m',
   a2aRejected: '10m',
   eventLoop: '2m',
+  delegations: '10m',
+  slack: '10m',
 } as const;
 
 const percent = (share: number): string => `${Math.round(share * 100)} %`;
@@ -285,6 +295,51 @@ export const ALERTS: readonly AlertDefinition[] = [
     description:
       'For 10 minutes, pod {{ $labels.pod }} in {{ $labels.namespace }} has blocked its event loop for more than the threshold at least once every 2 minutes: while blocked it answers nothing (probes, metrics and other questions wait), so its liveness probe may restart it and questions in flight are lost.',
     expr: (threshold) => `${eventLoopLagMax(ALERT_WINDOW.eventLoop)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaAgentUnreachable',
+    severity: 'warning',
+    for: '5m',
+    threshold: 0,
+    thresholdMeaning:
+      'share of the supervisor\'s replicas that cannot delegate to a domain agent: its card not read yet, unreachable, or refused (0: any replica)',
+    summary: 'The Flotilla supervisor in {{ $labels.namespace }} cannot reach domain agent {{ $labels.agent }}',
+    description:
+      'For 5 minutes the supervisor has not been able to use agent {{ $labels.agent }}: its card could not be read (down, not ready, a NetworkPolicy, a wrong URL or token), or it was read and refused (another origin, or a supervisor). Questions for it are answered with "I could not ask {{ $labels.agent }}" and count as failed turns.',
+    expr: (threshold) => `${agentNotReadyShare()} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaDelegationFailures',
+    severity: 'warning',
+    for: '10m',
+    threshold: 0.1,
+    thresholdMeaning: 'share of the supervisor\'s delegations to an agent that brought no answer back: failed, timed out or refused (10 minute window)',
+    summary: 'Flotilla supervisor delegations to {{ $labels.agent }} in {{ $labels.namespace }} are failing',
+    description:
+      'Over the last 10 minutes too many questions the supervisor delegated to agent {{ $labels.agent }} failed, timed out or were refused (401, 503 shedding, busy conversation): users get "I could not ask {{ $labels.agent }}" instead of an answer.',
+    expr: (threshold) => `${delegationFailureShare(ALERT_WINDOW.delegations)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaSlackUnanswered',
+    severity: 'warning',
+    for: '10m',
+    threshold: 0.1,
+    thresholdMeaning: 'share of the questions asked in Slack that got no answer: the supervisor failed or timed out, or the bot was too busy (10 minute window)',
+    summary: 'Questions asked in Slack go unanswered (Flotilla Slack bot in {{ $labels.namespace }})',
+    description:
+      'Over the last 10 minutes too many questions asked in Slack ended without an answer: the supervisor could not be reached or failed, took longer than the bot waits, or the bot turned them away because too many were in flight. Users see an error or a "busy, try again" reply.',
+    expr: (threshold) => `${slackUnansweredShare(ALERT_WINDOW.slack)} > ${threshold}`,
+  },
+  {
+    name: 'FlotillaSlackApiFailures',
+    severity: 'warning',
+    for: '10m',
+    threshold: 0.005,
+    thresholdMeaning: 'failed Slack Web API calls per second, by method (10 minute window); 0.005 is 3 in 10 minutes',
+    summary: 'The Flotilla Slack bot in {{ $labels.namespace }} cannot post to Slack ({{ $labels.method }} failing)',
+    description:
+      'Over the last 10 minutes Slack Web API calls of method {{ $labels.method }} failed (an error answer such as invalid_auth or not_in_channel, a rate limit past the retries, or the network): answers may never reach their thread even though the agents answered.',
+    expr: (threshold) => `${slackApiFailureRate(ALERT_WINDOW.slack)} > ${threshold}`,
   },
 ];
 

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -46,6 +46,12 @@ const LLM_ENV = ['FLOTILLA_LLM_PROVIDER', 'FLOTILLA_LLM_MODEL', 'FLOTILLA_LLM_BA
 const REDIS_ENV = ['FLOTILLA_REDIS_URL', 'FLOTILLA_REDIS_KEY_PREFIX'];
 /** The chart's own Redis Secret (from redis.url). */
 const REDIS_SECRET = `${RELEASE}-flotilla-redis`;
+/** The values that deploy the Slack bot (in HTTP mode, it needs its bot token and signing secret). */
+const SLACK_BOT = ['--set', 'slackBot.enabled=true', '--set', 'secrets.slackBotToken=xoxb-test', '--set', 'secrets.slackSigningSecret=signing-secret'];
+/** The pieces that read FLOTILLA_DATA_DIR (spilled results; NetBox sessions): never the supervisor or the Slack bot. */
+const DATA_READERS = ['argocd', 'netbox', 'argocd-mcp', 'netbox-mcp'] as const;
+/** Every piece, each serving /metrics on its port. */
+const ALL_PIECES = [...COMPONENTS, 'argocd-mcp', 'netbox-mcp'] as const;
 
 interface K8sObject {
   apiVersion: string;
@@ -212,6 +218,23 @@ function envOf(container: IContainer): Map<string, string | undefined> {
   return new Map((container.env ?? []).map((e) => [e.name, e.value]));
 }
 
+/**
+ * NOTES.txt as `helm install` prints it (helm template prints no notes): rendered through a copy of the chart with
+ * one more template, a ConfigMap holding the notes.
+ */
+async function notes(extra: string[]): Promise<string> {
+  const chart = join(helmHome, 'notes', 'flotilla');
+  if (!existsSync(chart)) {
+    await cp(CHART, chart, { recursive: true });
+    await writeFile(
+      join(chart, 'templates', 'zz-notes.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\ndata:\n  notes: {{ include (print $.Template.BasePath "/NOTES.txt") . | toJson }}\n',
+    );
+  }
+  const stdout = await helm(['template', RELEASE, chart, '--namespace', NAMESPACE, '--show-only', 'templates/zz-notes.yaml', ...extra]);
+  return (parse(stdout) as { data: { notes: string } }).data.notes;
+}
+
 beforeAll(async () => {
   helmHome = await mkdtemp(join(tmpdir(), 'flotilla-helm-'));
   const results = await Promise.all(CASES.map(async (name) => [name, await template(valuesArgs(name))] as const));
@@ -261,7 +284,6 @@ describe.each(CASES)('chart with %s values', (name) => {
       expect(container.name, deployment).toMatch(/^flotilla-/);
       expect(envOf(container).get('FLOTILLA_HOST'), deployment).toBe('0.0.0.0');
       expect(envOf(container).has('FLOTILLA_HEAP_PERCENT'), deployment).toBe(true);
-      expect(container.volumeMounts?.map((m) => m.mountPath).sort(), deployment).toEqual(['/tmp', '/var/lib/flotilla']);
     }
     for (const d of deployments(name)) {
       const pod = d.spec?.template.spec;
@@ -271,14 +293,28 @@ describe.each(CASES)('chart with %s values', (name) => {
     }
   });
 
-  it('probes liveness on /healthz and readiness on /readyz (the Slack bot: /healthz) on the a2a port', () => {
+  it('probes liveness on /healthz and readiness on /readyz (the Slack bot too) on the a2a port', () => {
     for (const d of deployments(name)) {
       const container = d.spec?.template.spec?.containers[0];
       expect(container?.ports?.map((p) => p.name)).toEqual(['a2a']);
       expect(container?.livenessProbe?.httpGet, d.metadata?.name).toMatchObject({ path: '/healthz', port: 'a2a' });
       expect(container?.startupProbe?.httpGet, d.metadata?.name).toMatchObject({ path: '/healthz', port: 'a2a' });
-      expect(container?.readinessProbe?.httpGet, d.metadata?.name).toMatchObject({ path: componentOf(d) === 'slack-bot' ? '/healthz' : '/readyz', port: 'a2a' });
+      expect(container?.readinessProbe?.httpGet, d.metadata?.name).toMatchObject({ path: '/readyz', port: 'a2a' });
     }
+  });
+
+  it('gives FLOTILLA_DATA_DIR, the result store’s disk cap and the data volume only to the pieces that read them (domain agents, MCP servers)', () => {
+    for (const d of deployments(name)) {
+      const component = componentOf(d) ?? '';
+      const pod = d.spec?.template.spec;
+      const container = pod?.containers[0] as IContainer;
+      const reads = (DATA_READERS as readonly string[]).includes(component);
+      expect(envOf(container).get('FLOTILLA_DATA_DIR'), `${name} ${component}`).toBe(reads ? '/var/lib/flotilla/results' : undefined);
+      expect(envOf(container).get('FLOTILLA_RESULT_DISK_CAP_MIB'), `${name} ${component}`).toBe(reads ? '256' : undefined);
+      expect(container.volumeMounts?.map((m) => m.mountPath).sort(), `${name} ${component}`).toEqual(reads ? ['/tmp', '/var/lib/flotilla'] : ['/tmp']);
+      expect(pod?.volumes?.map((v) => v.name).sort(), `${name} ${component}`).toEqual(reads ? ['data', 'tmp'] : ['tmp']);
+    }
+    expect(deployments(name).some((d) => (DATA_READERS as readonly string[]).includes(componentOf(d) ?? '')), name).toBe(true);
   });
 
   it('always requires A2A credentials: every A2A server takes FLOTILLA_A2A_TOKENS from the A2A Secret, the supervisor and the Slack bot send its token', () => {
@@ -562,12 +598,12 @@ describe('chart specifics', () => {
     expect(monitors).toHaveLength(1);
     const monitor = monitors[0] as ServiceMonitor;
     expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ port: 'a2a', path: '/metrics', interval: '15s' })]);
-    // The selector picks exactly the Services that serve /metrics: the supervisor, the domain agents, the MCP servers.
+    // The selector picks exactly the Services that serve /metrics: every piece, the Slack bot included.
     const selected = full
       .filter((o) => o.kind === 'Service')
       .filter((s) => Object.entries(monitor.spec.selector.matchLabels ?? {}).every(([k, v]) => s.metadata.labels?.[k] === v))
       .filter((s) => (monitor.spec.selector.matchExpressions ?? []).every((e) => e.operator === 'In' && (e.values ?? []).includes(s.metadata.labels?.[e.key] ?? '')));
-    expect(selected.map(componentOf).sort()).toEqual(['argocd', 'argocd-mcp', 'netbox', 'netbox-mcp', 'supervisor']);
+    expect(selected.map(componentOf).sort()).toEqual([...ALL_PIECES].sort());
   });
 
   it('renders the PrometheusRule only when enabled', () => {
@@ -579,7 +615,8 @@ describe('chart specifics', () => {
   });
 
   it('sets no LLM variable unless an llm provider is chosen', () => {
-    for (const name of CASES.filter((c) => c !== 'ci/llm')) {
+    // ci/network gives NetBox a model API too (its egress port).
+    for (const name of CASES.filter((c) => c !== 'ci/llm' && c !== 'ci/network')) {
       for (const [container, names] of Object.entries(llmEnvIn(objectsOf(name)))) expect(names, `${name} ${container}`).toEqual([]);
     }
   });
@@ -653,7 +690,8 @@ describe('chart specifics', () => {
       // Sessions live in Redis: no file persistence.
       expect(envOf(container).has('FLOTILLA_STATE_DIR'), agent).toBe(false);
     }
-    expect(redisEnvIn(objects)['flotilla-supervisor']).toEqual([]);
+    // The supervisor (one replica here) keeps its routing there too.
+    expect(requiredSecretRef(deploymentIn(objects, 'supervisor').spec?.template.spec?.containers[0] as IContainer, 'FLOTILLA_REDIS_URL')).toBe('flotilla-redis/redis-url');
     // The URL's Secret is the user's: the chart makes only its A2A Secret.
     expect(objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name)).toEqual([A2A_SECRET]);
     // Several replicas, so each agent gets its PodDisruptionBudget (the supervisor, at one replica, none).
@@ -662,10 +700,10 @@ describe('chart specifics', () => {
     for (const pdb of pdbs) expect(pdb.spec?.maxUnavailable, pdb.metadata?.name).toBe(1);
     // From redis.url, the chart makes the Secret (and hashes it into checksum/secret), with the chosen key prefix.
     expect(secretData(objectsOf('ci/full'), REDIS_SECRET)).toEqual({ 'redis-url': 'rediss://flotilla:redis-password-for-ci@redis.data.svc:6380/2' });
-    for (const agent of DOMAIN_AGENTS) {
-      const container = deploymentIn(objectsOf('ci/full'), agent).spec?.template.spec?.containers[0] as IContainer;
-      expect(requiredSecretRef(container, 'FLOTILLA_REDIS_URL'), agent).toBe(`${REDIS_SECRET}/redis-url`);
-      expect(envOf(container).get('FLOTILLA_REDIS_KEY_PREFIX'), agent).toBe('flotilla-ci:');
+    for (const piece of ['supervisor', ...DOMAIN_AGENTS]) {
+      const container = deploymentIn(objectsOf('ci/full'), piece).spec?.template.spec?.containers[0] as IContainer;
+      expect(requiredSecretRef(container, 'FLOTILLA_REDIS_URL'), piece).toBe(`${REDIS_SECRET}/redis-url`);
+      expect(envOf(container).get('FLOTILLA_REDIS_KEY_PREFIX'), piece).toBe('flotilla-ci:');
     }
     // Never a plain value, in any case.
     for (const name of CASES) {
@@ -676,7 +714,7 @@ describe('chart specifics', () => {
   });
 
   it('sets no Redis variable without Redis (one replica per agent, sessions on the data volume)', () => {
-    for (const name of CASES.filter((c) => c !== 'ci/redis' && c !== 'ci/full')) {
+    for (const name of CASES.filter((c) => !['ci/redis', 'ci/full', 'ci/network'].includes(c))) {
       for (const [container, names] of Object.entries(redisEnvIn(objectsOf(name)))) expect(names, `${name} ${container}`).toEqual([]);
       expect(objectsOf(name).filter((o) => o.kind === 'Secret' && o.metadata.name === REDIS_SECRET), name).toEqual([]);
     }
@@ -694,11 +732,11 @@ describe('chart specifics', () => {
       [['--set', 'argocd.extraEnv[0].name=FLOTILLA_REDIS_URL', '--set', 'argocd.extraEnv[0].value=redis://redis:6379'], /argocd\.extraEnv sets FLOTILLA_REDIS_URL: Redis comes from the redis values only/],
     ];
     for (const [args, message] of cases) expect(await templateError(args), args.join(' ')).toMatch(message);
-    // The supervisor and the Slack bot keep no state in Redis: their replicas are not checked; nor are disabled agents.
-    await expect(template(['--set', 'supervisor.replicas=2', '--set', 'argocd.enabled=false', '--set', 'argocd.replicas=2'])).resolves.toBeDefined();
+    // The Slack bot keeps no state in Redis: its replicas are not checked; nor are disabled agents'.
+    await expect(template([...SLACK_BOT, '--set', 'slackBot.replicas=2', '--set', 'argocd.enabled=false', '--set', 'argocd.replicas=2'])).resolves.toBeDefined();
     // Redis alone (one replica) is fine too.
     const single = await template(['--set', 'redis.url=redis://redis.data.svc:6379']);
-    expect(redisEnvIn(single)).toEqual({ 'flotilla-supervisor': [], 'flotilla-argocd': REDIS_ENV, 'flotilla-netbox': REDIS_ENV });
+    expect(redisEnvIn(single)).toEqual({ 'flotilla-supervisor': REDIS_ENV, 'flotilla-argocd': REDIS_ENV, 'flotilla-netbox': REDIS_ENV });
   });
 
   it('rejects, through values.schema.json, a Redis URL that is not redis:// or rediss://, a bad key prefix and unknown redis keys', async () => {
@@ -761,10 +799,232 @@ describe('chart specifics', () => {
     expect(undocumented).toEqual([]);
   });
 
-  it('rejects, through values.schema.json, memory limits above 4Gi, requests above 2Gi, a missing limit and unknown keys', async () => {
-    await expect(template(['--set', 'argocd.resources.limits.memory=4Gi'])).resolves.toBeDefined();
-    for (const set of ['argocd.resources.limits.memory=5Gi', 'netbox.resources.limits.memory=4097Mi', 'supervisor.resources.requests.memory=3Gi', 'supervisor.resources.limits.memory=null', 'sidecar.enabled=true']) {
-      await expect(template(['--set', set]), set).rejects.toThrow(/schema/);
+  it('refuses memory requests above the limit, zero in any spelling, limits above 4Gi and requests above 2Gi, naming the value and what to do', async () => {
+    // Accepted: every unit the helper reads, request equal to the limit, the ceilings themselves.
+    for (const sets of [
+      ['argocd.resources.limits.memory=4Gi', 'argocd.resources.requests.memory=2Gi'],
+      ['netbox.resources.requests.memory=1Gi', 'netbox.resources.limits.memory=1Gi'],
+      ['netbox.resources.requests.memory=1000M', 'netbox.resources.limits.memory=1Gi'],
+      ['supervisor.resources.requests.memory=262144Ki', 'supervisor.resources.limits.memory=536870912'],
+      ['supervisor.resources.requests.memory=0.25Gi', 'supervisor.resources.limits.memory=512000k'],
+    ]) {
+      await expect(template(sets.flatMap((s) => ['--set', s])), sets.join(' ')).resolves.toBeDefined();
     }
+    const cases: [string[], RegExp][] = [
+      [['argocd.resources.requests.memory=1Gi'], /argocd\.resources\.requests\.memory \(1Gi\) is above argocd\.resources\.limits\.memory \(512Mi\): the API server refuses a request above the limit\. Lower the request or raise the limit/],
+      [['netbox.resources.requests.memory=1100M', 'netbox.resources.limits.memory=1Gi'], /netbox\.resources\.requests\.memory \(1100M\) is above netbox\.resources\.limits\.memory \(1Gi\)/],
+      [['supervisor.resources.requests.memory=600Mi'], /supervisor\.resources\.requests\.memory \(600Mi\) is above supervisor\.resources\.limits\.memory/],
+      [['slackBot.enabled=true', 'secrets.slackBotToken=xoxb-t', 'secrets.slackSigningSecret=s', 'slackBot.resources.requests.memory=0.6Gi'], /slackBot\.resources\.requests\.memory \(0\.6Gi\) is above slackBot\.resources\.limits\.memory/],
+      [['argocd.resources.limits.memory=0'], /argocd\.resources\.limits\.memory is 0, which is zero: .*Set a memory limit above zero, e\.g\. 512Mi/],
+      [['argocd.resources.limits.memory=0Mi'], /argocd\.resources\.limits\.memory is 0Mi, which is zero/],
+      [['netbox.resources.limits.memory=0.0Gi'], /netbox\.resources\.limits\.memory is 0\.0Gi, which is zero/],
+      [['supervisor.resources.requests.memory=0.0Gi'], /supervisor\.resources\.requests\.memory is 0\.0Gi, which is zero: .*Set a memory request above zero/],
+      [['argocd.resources.limits.memory=5Gi'], /argocd\.resources\.limits\.memory is 5Gi, above the chart's ceiling of 4Gi: set it to at most 4Gi/],
+      [['netbox.resources.limits.memory=4097Mi'], /netbox\.resources\.limits\.memory is 4097Mi, above the chart's ceiling of 4Gi/],
+      [['supervisor.resources.requests.memory=3Gi', 'supervisor.resources.limits.memory=4Gi'], /supervisor\.resources\.requests\.memory is 3Gi, above the chart's ceiling of 2Gi/],
+    ];
+    for (const [sets, message] of cases) expect(await templateError(sets.flatMap((s) => ['--set', s])), sets.join(' ')).toMatch(message);
+    // A disabled piece's values are not checked.
+    await expect(template(['--set', 'argocd.enabled=false', '--set', 'argocd.resources.requests.memory=1Gi'])).resolves.toBeDefined();
+  });
+
+  it('rejects, through values.schema.json, memory in units the API server refuses, a missing limit, a heapPercent above 90 and unknown keys', async () => {
+    await expect(template(['--set', 'argocd.heapPercent=90', '--set', 'netbox.heapPercent=10'])).resolves.toBeDefined();
+    const cases: [string, string][] = [
+      ['argocd.resources.limits.memory=512MB', 'argocd.resources.limits.memory: Does not match pattern'],
+      ['argocd.resources.limits.memory=1.5Ti', 'argocd.resources.limits.memory: Does not match pattern'],
+      ['supervisor.resources.limits.memory=null', 'memory is required'],
+      ['argocd.heapPercent=100', 'argocd.heapPercent: Must be less than or equal to 90'],
+      ['slackBot.heapPercent=91', 'slackBot.heapPercent: Must be less than or equal to 90'],
+      ['supervisor.heapPercent=9', 'supervisor.heapPercent: Must be greater than or equal to 10'],
+      ['sidecar.enabled=true', 'Additional property sidecar is not allowed'],
+    ];
+    for (const [set, message] of cases) {
+      const error = await templateError(['--set', set]);
+      expect(error, set).toMatch(/schema/);
+      expect(error, set).toContain(message);
+    }
+  });
+
+  it('refuses a data volume smaller than the result store’s disk cap while a piece spills to it, and sets the cap on the pieces that spill', async () => {
+    const caps = (objects: readonly K8sObject[]): Record<string, string | undefined> =>
+      Object.fromEntries(containersIn(objects).map(({ container }) => [container.name, envOf(container).get('FLOTILLA_RESULT_DISK_CAP_MIB')]));
+    // The cap is a value: 128 MiB fits a 200Mi volume.
+    expect(caps(await template(['--set', 'storage.resultDiskCapMiB=128', '--set', 'storage.dataSizeLimit=200Mi']))).toEqual({
+      'flotilla-supervisor': undefined,
+      'flotilla-argocd': '128',
+      'flotilla-netbox': '128',
+    });
+    expect(caps(objectsOf('ci/deploy'))).toMatchObject({ 'flotilla-argocd-mcp': '256', 'flotilla-netbox-mcp': '256', 'flotilla-supervisor': undefined });
+    // Equal sizes, in any unit, pass: 256 MiB is 268435456 bytes.
+    await expect(template(['--set-string', 'storage.dataSizeLimit=268435456'])).resolves.toBeDefined();
+    const cases: [string[], RegExp][] = [
+      [['storage.dataSizeLimit=200Mi'], /storage\.dataSizeLimit \(200Mi\) is smaller than storage\.resultDiskCapMiB \(256 MiB\), the disk the result store of argocd, netbox may fill .* Raise storage\.dataSizeLimit to at least 256Mi .*or lower storage\.resultDiskCapMiB/],
+      [['storage.resultDiskCapMiB=1024'], /storage\.dataSizeLimit \(512Mi\) is smaller than storage\.resultDiskCapMiB \(1024 MiB\)/],
+      [['storage.dataSizeLimit=268435455'], /storage\.dataSizeLimit \(268435455\) is smaller than storage\.resultDiskCapMiB/],
+      // An agent calling its MCP server spills nothing itself; the MCP server does.
+      [['argocd.enabled=false', 'netbox.url=http://netbox:8000', 'netboxMcp.enabled=true', 'storage.dataSizeLimit=100M'], /the result store of netboxMcp may fill/],
+      [['storage.dataSizeLimit=0'], /storage\.dataSizeLimit is 0, which is zero/],
+      [['storage.tmpSizeLimit=0.0Gi'], /storage\.tmpSizeLimit is 0\.0Gi, which is zero/],
+    ];
+    // Sizes are strings (a number would render as a float in sizeLimit); the rest as typed.
+    for (const [sets, message] of cases) expect(await templateError(sets.flatMap((s) => [s.startsWith('storage.dataSizeLimit') || s.startsWith('storage.tmpSizeLimit') ? '--set-string' : '--set', s])), sets.join(' ')).toMatch(message);
+    // With Redis the results live there, not on the volume.
+    await expect(template(['--set', 'redis.url=redis://redis:6379', '--set', 'storage.dataSizeLimit=64Mi'])).resolves.toBeDefined();
+    for (const set of ['storage.resultDiskCapMiB=0', 'storage.resultDiskCapMiB=1048577', 'storage.dataSizeLimit=1K', 'storage.dataSizeLimit=1GB']) {
+      expect(await templateError(['--set', set]), set).toMatch(/schema/);
+    }
+  });
+
+  it('refuses a scrape timeout longer than the scrape interval (durations compared, 1m30s included) when the ServiceMonitor is on', async () => {
+    const monitor = (interval: string, timeout: string): string[] => ['--set', 'serviceMonitor.enabled=true', '--set', `serviceMonitor.interval=${interval}`, '--set', `serviceMonitor.scrapeTimeout=${timeout}`];
+    for (const [interval, timeout] of [
+      ['1m30s', '90s'],
+      ['30s', '29s999ms'],
+      ['2h', '1h59m'],
+      ['1m', '500ms'],
+    ] as const) {
+      await expect(template(monitor(interval, timeout)), `${interval} ${timeout}`).resolves.toBeDefined();
+    }
+    const cases: [string[], RegExp][] = [
+      [monitor('1m', '1m30s'), /serviceMonitor\.scrapeTimeout \(1m30s\) is longer than serviceMonitor\.interval \(1m\): Prometheus refuses a scrape timeout greater than the scrape interval\. Set scrapeTimeout to at most the interval/],
+      [monitor('30s', '30s1ms'), /serviceMonitor\.scrapeTimeout \(30s1ms\) is longer than serviceMonitor\.interval \(30s\)/],
+      [monitor('15s', '1m'), /serviceMonitor\.scrapeTimeout \(1m\) is longer/],
+      [monitor('0s', '0s'), /serviceMonitor\.interval is 0s, which is zero/],
+    ];
+    for (const [args, message] of cases) expect(await templateError(args), args.join(' ')).toMatch(message);
+    // Off, the ServiceMonitor's values are not checked.
+    await expect(template(['--set', 'serviceMonitor.scrapeTimeout=5m'])).resolves.toBeDefined();
+  });
+
+  it('refuses several supervisor replicas without Redis, and gives the supervisor the agents’ Redis variables with Redis', async () => {
+    expect(await templateError(['--set', 'supervisor.replicas=2'])).toMatch(
+      /supervisor\.replicas is 2 but Redis is not configured: each replica would keep its own conversation routing \(which agent answered last, so "next page" goes back to it\), so a "next page" or "next batch" answered by another replica would fail\. Set redis\.url or redis\.existingSecret\.name \(shared state\), or supervisor\.replicas to 1/,
+    );
+    // ci/full: two supervisor replicas sharing their routing in Redis, as the agents share their sessions.
+    const full = deploymentIn(objectsOf('ci/full'), 'supervisor');
+    expect(full.spec?.replicas).toBe(2);
+    const container = full.spec?.template.spec?.containers[0] as IContainer;
+    expect(requiredSecretRef(container, 'FLOTILLA_REDIS_URL')).toBe(`${REDIS_SECRET}/redis-url`);
+    expect(envOf(container).get('FLOTILLA_REDIS_KEY_PREFIX')).toBe('flotilla-ci:');
+    const existing = deploymentIn(await template(['--set', 'redis.existingSecret.name=shared-redis', '--set', 'redis.existingSecret.key=url', '--set', 'supervisor.replicas=3']), 'supervisor');
+    expect(existing.spec?.replicas).toBe(3);
+    expect(requiredSecretRef(existing.spec?.template.spec?.containers[0] as IContainer, 'FLOTILLA_REDIS_URL')).toBe('shared-redis/url');
+    expect(envOf(existing.spec?.template.spec?.containers[0] as IContainer).get('FLOTILLA_REDIS_KEY_PREFIX')).toBe(`${RELEASE}:`);
+    // Without Redis, none.
+    expect(redisEnvIn(objectsOf('defaults'))['flotilla-supervisor']).toEqual([]);
+  });
+
+  it('gives the Slack bot readiness on /readyz, a Service port named a2a, and a place in the ServiceMonitor and the NetworkPolicies’ scrapes', () => {
+    const bot = deploymentIn(objectsOf('ci/full'), 'slack-bot');
+    expect(bot.spec?.template.spec?.containers[0]?.readinessProbe?.httpGet).toMatchObject({ path: '/readyz', port: 'a2a' });
+    const service = new Service(one('ci/full', (o) => o.kind === 'Service' && componentOf(o) === 'slack-bot'));
+    expect(service.spec?.ports).toEqual([expect.objectContaining({ name: 'a2a', port: 8095, targetPort: 'a2a' })]);
+    const monitor = new ServiceMonitor(one('ci/full', (o) => o.kind === 'ServiceMonitor') as never);
+    expect(monitor.spec.selector.matchExpressions?.[0]?.values).toContain('slack-bot');
+    // With slackBotFrom set, the bot's policy admits metricsFrom as well.
+    const policy = new NetworkPolicy(one('ci/full', (o) => o.kind === 'NetworkPolicy' && componentOf(o) === 'slack-bot'));
+    expect(policy.spec?.ingress).toEqual([
+      {
+        ports: [{ port: 'a2a', protocol: 'TCP' }],
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }],
+      },
+    ]);
+  });
+
+  it('renders working NetworkPolicies with default values: each piece admits its callers and Prometheus on its port, egress open', async () => {
+    const objects = await template(['--set', 'networkPolicy.enabled=true', ...SLACK_BOT, '--set', 'argocd.url=https://argocd.example.com', '--set', 'argocdMcp.enabled=true']);
+    const prometheus = { namespaceSelector: {}, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } };
+    const pods = (component: string) => ({ podSelector: { matchLabels: { 'app.kubernetes.io/component': component, 'app.kubernetes.io/instance': RELEASE, 'app.kubernetes.io/name': 'flotilla' } } });
+    const port = [{ port: 'a2a', protocol: 'TCP' }];
+    const expected: Record<string, unknown[]> = {
+      supervisor: [{ ports: port, from: [pods('slack-bot'), prometheus] }],
+      argocd: [{ ports: port, from: [pods('supervisor'), prometheus] }],
+      netbox: [{ ports: port, from: [pods('supervisor'), prometheus] }],
+      'argocd-mcp': [{ ports: port, from: [pods('argocd'), prometheus] }],
+      // Slack reaches the bot through an ingress: any source (Prometheus included).
+      'slack-bot': [{ ports: port }],
+    };
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy').map((o) => new NetworkPolicy(o as never));
+    expect(Object.fromEntries(policies.map((p) => [componentOf(p), p.spec?.ingress]))).toEqual(expected);
+    for (const policy of policies) {
+      expect(policy.spec?.policyTypes, policy.metadata?.name).toEqual(['Ingress']);
+      expect(policy.spec?.egress, policy.metadata?.name).toBeUndefined();
+      expect(policy.spec?.podSelector, policy.metadata?.name).toEqual(pods(componentOf(policy) ?? '').podSelector);
+    }
+    // Every port a policy opens is the one its pods serve on (and the Service targets).
+    for (const d of containersIn(objects)) expect(d.container.ports?.[0]?.name, d.deployment).toBe('a2a');
+    // The supervisor alone, without the Slack bot: still scrapable.
+    const alone = new NetworkPolicy(one('ci/network', (o) => o.kind === 'NetworkPolicy' && componentOf(o) === 'supervisor'));
+    expect(alone.spec?.ingress?.[0]?.from).toContainEqual(prometheus);
+  });
+
+  it('restricts egress on request: DNS, this release’s pods on their ports, the Kubernetes API, and the ports of the URLs in the values', () => {
+    const pods = (component: string) => ({ podSelector: { matchLabels: { 'app.kubernetes.io/component': component, 'app.kubernetes.io/instance': RELEASE, 'app.kubernetes.io/name': 'flotilla' } } });
+    const tcp = (...ports: number[]) => ports.map((port) => ({ port, protocol: 'TCP' }));
+    const dns = { ports: [{ port: 53, protocol: 'UDP' }, { port: 53, protocol: 'TCP' }] };
+    const extra = { to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'argocd' } } }], ports: tcp(8080) };
+    const policies = objectsOf('ci/network')
+      .filter((o) => o.kind === 'NetworkPolicy')
+      .map((o) => new NetworkPolicy(o as never));
+    const egress = Object.fromEntries(policies.map((p) => [componentOf(p) ?? '', p.spec?.egress] as const));
+    expect(egress).toEqual({
+      // Its agents' pods; the API server (discovery); Redis (existing Secret: egress.redisPort).
+      supervisor: [dns, { to: [pods('argocd')], ports: tcp(8092) }, { to: [pods('netbox')], ports: tcp(8094) }, { ports: tcp(443, 6443, 6380) }, extra],
+      // Its MCP server's pods (no Argo CD: the MCP server calls it); Redis.
+      argocd: [dns, { to: [pods('argocd-mcp')], ports: tcp(8091) }, { ports: tcp(6380) }, extra],
+      // NetBox in process (netbox.url's port), the model API (llm baseUrl's port), Redis.
+      netbox: [dns, { ports: tcp(8000, 8001, 6380) }, extra],
+      // The supervisor's pods, and Slack.
+      'slack-bot': [dns, { to: [pods('supervisor')], ports: tcp(8090) }, { ports: tcp(443) }, extra],
+      // Argo CD (argocd.url: https, 443), Redis.
+      'argocd-mcp': [dns, { ports: tcp(443, 6380) }, extra],
+    });
+    for (const policy of policies) expect(policy.spec?.policyTypes, policy.metadata?.name).toEqual(['Ingress', 'Egress']);
+  });
+
+  it('says in NOTES.txt which labels the PrometheusRule and the ServiceMonitor carry, and warns when none is set or a NetworkPolicy blocks scraping', async () => {
+    const values = readFileSync(join(CHART, 'values.yaml'), 'utf8');
+    for (const section of ['serviceMonitor', 'prometheusRule']) {
+      const block = values.slice(values.indexOf(`\n${section}:`));
+      const doc = block.slice(0, block.indexOf('  labels: {}')).replace(/\n\s*#\s*/g, ' ');
+      expect(doc, section).toMatch(/kube-prometheus-stack's default selects the label release=<its Helm release name>, e\.g\. \{release: kube-prometheus-stack\}/);
+    }
+    const full = await notes(valuesArgs('ci/full'));
+    expect(full).toContain(`PrometheusRule ${RELEASE}-flotilla carries Flotilla's alerts; its labels: release=kube-prometheus-stack`);
+    expect(full).toContain(`ServiceMonitor ${RELEASE}-flotilla scrapes /metrics of every piece every 15s; its labels: release=kube-prometheus-stack`);
+    expect(full).not.toMatch(/WARNING/);
+    const bare = await notes(['--set', 'prometheusRule.enabled=true', '--set', 'serviceMonitor.enabled=true', '--set', 'networkPolicy.enabled=true', '--set', 'networkPolicy.metricsFrom=null']);
+    expect(bare).toMatch(/WARNING: prometheusRule\.labels is empty: .*\n.*set e\.g\. prometheusRule\.labels\.release=kube-prometheus-stack/);
+    expect(bare).toMatch(/WARNING: serviceMonitor\.labels is empty: .*\n.*set e\.g\. serviceMonitor\.labels\.release=kube-prometheus-stack/);
+    expect(bare).toMatch(/WARNING: networkPolicy\.metricsFrom is empty: the NetworkPolicies let nothing scrape \/metrics, so every target of the ServiceMonitor will be down/);
+    expect(bare).toMatch(/Nothing in the cluster may call the supervisor's A2A port: kubectl port-forward still works/);
+    // Nothing to say when these are off.
+    expect(await notes([])).not.toMatch(/PrometheusRule|ServiceMonitor|NetworkPolicies|WARNING: (prometheusRule|serviceMonitor|networkPolicy)/);
+  });
+});
+
+describe('the image', () => {
+  it('pins every base image (FROM <image>@sha256:<64 hex>) and the syntax frontend by digest, the update command documented', () => {
+    const dockerfile = readFileSync(join(CHART, '..', '..', 'Dockerfile'), 'utf8');
+    const lines = dockerfile.replace(/\\\n/g, ' ').split('\n');
+    // ARG defaults declared before the first FROM are what `${NAME}` in a FROM line stands for.
+    const args = new Map<string, string>();
+    const stages = new Set<string>();
+    const images: string[] = [];
+    for (const line of lines) {
+      const arg = /^ARG\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)\s*$/.exec(line);
+      if (arg !== null && images.length === 0) args.set(arg[1] as string, arg[2] as string);
+      const from = /^FROM\s+(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?\s*$/i.exec(line);
+      if (from === null) continue;
+      const image = (from[1] as string).replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name: string) => args.get(name) ?? `<unset ${name}>`);
+      images.push(image);
+      if (!stages.has(image)) expect(image, line).toMatch(/^[a-z0-9./:_-]+@sha256:[0-9a-f]{64}$/);
+      if (from[2] !== undefined) stages.add(from[2]);
+    }
+    expect(images.length).toBeGreaterThanOrEqual(2);
+    // The BuildKit frontend is an image pulled at build time too.
+    expect(lines[0]).toMatch(/^# syntax=[a-z0-9./:_-]+@sha256:[0-9a-f]{64}$/);
+    expect(dockerfile).toMatch(/docker buildx imagetools inspect node:20-bookworm-slim/);
   });
 });

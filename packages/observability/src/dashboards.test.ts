@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createMetrics, LABEL, MEMORY_GUARD_STATES, METRIC } from '@flotilla/metrics';
+import { createMetrics, createSlackMetrics, LABEL, MEMORY_GUARD_STATES, METRIC } from '@flotilla/metrics';
 import { ALERTS } from './alerts.js';
 import { ALERT_TEST_GROUPS } from './alert-tests.js';
 import {
@@ -30,7 +30,9 @@ function asPrometheusSees(expr: string): string {
 
 /** Series names each Flotilla metric exposes, from the real registry (histograms: _bucket, _sum, _count). */
 async function exposedFlotillaSeries(): Promise<Set<string>> {
-  const metrics = await createMetrics().registry.getMetricsAsJSON();
+  const registry = createMetrics().registry;
+  createSlackMetrics(registry);
+  const metrics = await registry.getMetricsAsJSON();
   const names = metrics.flatMap((m) => (String(m.type) === 'histogram' ? [`${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name]));
   return new Set(names);
 }
@@ -50,7 +52,7 @@ describe('the overview dashboard', () => {
 
   it('has the panels the operators asked for', () => {
     const titles = overviewRows().flatMap((r) => r.panels.map((p) => p.title.toLowerCase()));
-    for (const wanted of ['memory working set and limit', 'oom kills and restarts', 'tokens, p95 and max', 'raw tool result size', 'spills and budget truncations', 'limitations detected', 'limitation strategies', 'upstream requests by outcome', '429', 'a2a turns', 'a2a failed', 'p50 and p99', 'supervisor delegations', 'memory guard state', 'share of limit (memory guard)', 'a2a requests refused', 'circuit state', 'failed fast']) {
+    for (const wanted of ['memory working set and limit', 'oom kills and restarts', 'tokens, p95 and max', 'raw tool result size', 'spills and budget truncations', 'limitations detected', 'limitation strategies', 'upstream requests by outcome', '429', 'a2a turns', 'a2a failed', 'p50 and p99', 'supervisor delegations', 'memory guard state', 'share of limit (memory guard)', 'a2a requests refused', 'circuit state', 'failed fast', 'domain agents as the supervisor sees them', 'failed delegations', 'slack events', 'unanswered share', 'time to answer in slack', 'slack api failures', 'questions in flight']) {
       expect(titles.some((t) => t.includes(wanted)), wanted).toBe(true);
     }
   });

@@ -34,9 +34,14 @@ import { PanelBuilder as StateTimelinePanelBuilder } from '@grafana/grafana-foun
 import { PanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
 import { LABEL, METRIC, RAW_RESULT_ALERT_BYTES } from '@flotilla/metrics';
 import { A2A_LATENCY_QUANTILE, alertNamed, type AlertName } from './alerts.js';
-import { quantile, re, type Matcher } from './promql.js';
+import { quantile, re, selector, sumBy, type Matcher } from './promql.js';
 import {
   A2A_UNAUTHORIZED,
+  AGENT_STATE_ORDER,
+  agentWorstState,
+  delegationFailureShare,
+  slackApiFailureRate,
+  slackUnansweredShare,
   CIRCUIT_CLOSED,
   CIRCUIT_HALF_OPEN,
   CIRCUIT_OPEN,
@@ -196,7 +201,7 @@ export function stateTimeline(panel: StateTimelinePanel, id: number): StateTimel
 }
 
 /** The colours of states, from healthy to failing. */
-const STATE_COLORS = ['green', 'orange', 'red'] as const;
+const STATE_COLORS = ['green', 'orange', 'red', 'dark-red'] as const;
 
 /** Timeline states of an ordered state list (healthy first): its position is the number the query returns. */
 function orderedStates(order: readonly string[]): TimelineState[] {
@@ -397,6 +402,63 @@ export function overviewRows(): DashboardRow[] {
           unit: 'reqps',
           queries: [{ expr: rateBy([LABEL.agent, LABEL.outcome], METRIC.supervisorDelegations, w, ns), legend: `{{${LABEL.agent}}} {{${LABEL.outcome}}}` }],
         },
+        {
+          kind: 'state-timeline',
+          title: 'Domain agents as the supervisor sees them, worst replica',
+          description: `Each domain agent in the supervisor's registry: ${AGENT_STATE_ORDER.join(', ')} (card not read yet since the start; card unreadable: down, not ready, blocked; card refused: another origin or a supervisor). Not ready for 5 minutes fires FlotillaAgentUnreachable.`,
+          queries: [{ expr: agentWorstState(ns), legend: `{{${LABEL.agent}}}` }],
+          states: orderedStates(AGENT_STATE_ORDER),
+        },
+        {
+          title: 'Failed delegations, share by agent',
+          description: 'Share of the delegations to each agent that brought no answer back (failed, timed out, refused); the dashed line is the FlotillaDelegationFailures default.',
+          unit: 'percentunit',
+          queries: [{ expr: delegationFailureShare(w, ns), legend: `{{${LABEL.agent}}}` }],
+          thresholds: [alertLine('FlotillaDelegationFailures', 'orange')],
+        },
+      ],
+    },
+    {
+      title: 'Slack bot',
+      panels: [
+        {
+          title: 'Slack events and questions by outcome',
+          description: 'Events the bot acted on per second (mentions, direct messages, option clicks), and questions by how they ended (answered, failed, timed_out, busy: turned away).',
+          unit: 'reqps',
+          queries: [
+            { expr: rateBy([LABEL.kind], METRIC.slackEvents, w, ns), legend: `event {{${LABEL.kind}}}` },
+            { expr: rateBy([LABEL.outcome], METRIC.slackAnswers, w, ns), legend: `question {{${LABEL.outcome}}}` },
+          ],
+        },
+        {
+          title: 'Unanswered share of questions in Slack',
+          description: 'Share of questions that ended failed, timed out or turned away busy; the dashed line is the FlotillaSlackUnanswered default.',
+          unit: 'percentunit',
+          queries: [{ expr: slackUnansweredShare(w, ns), legend: `{{${KUBE_LABEL.namespace}}}` }],
+          thresholds: [alertLine('FlotillaSlackUnanswered', 'orange')],
+        },
+        {
+          title: 'Time to answer in Slack, p50 and p95',
+          description: 'From a question in Slack to its answer (or failure) posted.',
+          unit: 's',
+          queries: [
+            { expr: quantile(0.5, METRIC.slackAnswerDuration, [], w, ns), legend: 'p50' },
+            { expr: quantile(0.95, METRIC.slackAnswerDuration, [], w, ns), legend: 'p95' },
+          ],
+        },
+        {
+          title: 'Slack API failures, by method',
+          description: 'Slack Web API calls that failed per second (answers that may never reach their thread); the dashed line is the FlotillaSlackApiFailures default.',
+          unit: 'reqps',
+          queries: [{ expr: slackApiFailureRate(w, ns), legend: `{{${LABEL.method}}}` }],
+          thresholds: [alertLine('FlotillaSlackApiFailures', 'orange')],
+        },
+        {
+          title: 'Questions in flight, per bot replica',
+          description: 'Questions the bot is answering now; at its --max-in-flight (default 20) further questions get a "busy" reply.',
+          unit: 'short',
+          queries: [{ expr: sumBy([KUBE_LABEL.pod], selector(METRIC.slackInFlight, ns)), legend: `{{${KUBE_LABEL.pod}}}` }],
+        },
       ],
     },
     {
@@ -460,7 +522,7 @@ export function namespaceVariableQuery(): string {
 export function overviewDashboard(rows: readonly DashboardRow[] = overviewRows()): Dashboard {
   const dashboard = new DashboardBuilder('Flotilla operations')
     .uid(OVERVIEW_DASHBOARD_UID)
-    .description('Memory, tool result sizes, limitations, upstream calls, A2A turns, model context trimming, memory guards and upstream circuits of Flotilla. Generated by packages/observability.')
+    .description('Memory, tool result sizes, limitations, upstream calls, A2A turns, model context trimming, the supervisor and its agents, the Slack bot, memory guards and upstream circuits of Flotilla. Generated by packages/observability.')
     .tags(['flotilla'])
     .editable()
     .tooltip(DashboardCursorSync.Crosshair)

@@ -2,7 +2,7 @@
  * The quantities alerts and dashboards share, as PromQL builders: an alert and the panel that explains it
  * compute the same thing (the panel with Grafana's interval and namespace filter, the alert with its window).
  */
-import { A2A_REJECT_REASONS, LABEL, MEMORY_GUARD_STATES, METRIC, RAW_RESULT_ALERT_BYTES, TURN_OUTCOMES, UPSTREAM_OUTCOMES } from '@flotilla/metrics';
+import { A2A_REJECT_REASONS, AGENT_STATES, DELEGATION_OUTCOMES, LABEL, MEMORY_GUARD_STATES, METRIC, RAW_RESULT_ALERT_BYTES, SLACK_ANSWER_OUTCOMES, TURN_OUTCOMES, UPSTREAM_OUTCOMES } from '@flotilla/metrics';
 import { avgBy, eq, increase, le, maxBy, oneOf, pick, quantile, rate, re, selector, sumBy, sumWithout, type Matcher } from './promql.js';
 
 /** Metrics of the Kubernetes stack Flotilla alerts on: cAdvisor (kubelet) and kube-state-metrics. */
@@ -15,6 +15,9 @@ export const KUBE_METRIC = {
   lastTerminatedReason: 'kube_pod_container_status_last_terminated_reason',
   /** kube-state-metrics: container restarts. */
   containerRestarts: 'kube_pod_container_status_restarts_total',
+  /** cAdvisor: CFS periods of a container, and those it was throttled in (the runbooks' CPU check). */
+  cpuPeriods: 'container_cpu_cfs_periods_total',
+  cpuThrottledPeriods: 'container_cpu_cfs_throttled_periods_total',
 } as const;
 
 /** Labels the cAdvisor and kube-state-metrics series carry (and label values Flotilla selects on). */
@@ -26,6 +29,13 @@ export const KUBE_LABEL = {
   reason: 'reason',
 } as const;
 export const KUBE_VALUE = { memory: 'memory', oomKilled: 'OOMKilled' } as const;
+
+/**
+ * Every alert on Flotilla metrics keeps the namespace in its grouping: two installations in one Prometheus are two
+ * alerts, never one merged share. Alerts about one process's event also keep its pod (PROCESS_LABELS).
+ */
+export const INSTALLATION_LABELS = [KUBE_LABEL.namespace] as const;
+const scoped = (...labels: string[]): string[] => [...INSTALLATION_LABELS, ...labels];
 
 /** The chart names every container `flotilla-<component>`; this regex selects Flotilla's containers. */
 export const FLOTILLA_CONTAINER_REGEX = 'flotilla-.*';
@@ -84,6 +94,18 @@ export const CIRCUIT_OPEN = pick(CIRCUIT_STATES, 'open');
 export const CIRCUIT_NOT_CLOSED = [CIRCUIT_OPEN, CIRCUIT_HALF_OPEN] as const;
 
 export const A2A_UNAUTHORIZED = pick(A2A_REJECT_REASONS, 'unauthorized');
+
+/**
+ * A domain agent's states in the supervisor registry, from usable to failing: ready; pending (its card not read yet
+ * since the supervisor started); unreachable (its card could not be read); refused (read but not trusted).
+ */
+export const AGENT_STATE_ORDER = [pick(AGENT_STATES, 'ready'), pick(AGENT_STATES, 'pending'), pick(AGENT_STATES, 'unreachable'), pick(AGENT_STATES, 'refused')] as const;
+/** States in which the supervisor cannot delegate to an agent. */
+export const AGENT_NOT_READY = AGENT_STATE_ORDER.slice(1);
+/** Delegations that brought no answer back: the agent failed, timed out, or refused the request. */
+export const DELEGATION_FAILURES = [pick(DELEGATION_OUTCOMES, 'failed'), pick(DELEGATION_OUTCOMES, 'timeout'), pick(DELEGATION_OUTCOMES, 'rejected')] as const;
+/** Questions asked in Slack that got no answer: the agent failed or timed out, or the bot was too busy to ask. */
+export const SLACK_UNANSWERED = [pick(SLACK_ANSWER_OUTCOMES, 'failed'), pick(SLACK_ANSWER_OUTCOMES, 'timed_out'), pick(SLACK_ANSWER_OUTCOMES, 'busy')] as const;
 export const A2A_BUSY = pick(A2A_REJECT_REASONS, 'busy');
 
 export const CONTAINER_LABELS = [KUBE_LABEL.namespace, KUBE_LABEL.pod, KUBE_LABEL.container] as const;
@@ -120,11 +142,12 @@ export function oomKills(window: string, ...extra: Matcher[]): string {
   return `${lastTerminatedOomKilled(...extra)} * ${onContainer} ${restarts(window, ...extra)}`;
 }
 
-/** Tool calls, by tool, over a window, whose raw result was larger than RAW_RESULT_ALERT_BYTES. */
+/** Tool calls, by process and tool, over a window, whose raw result was larger than RAW_RESULT_ALERT_BYTES. */
 export function largeRawResults(window: string, ...extra: Matcher[]): string {
   const bucket = `${METRIC.toolRawResultBytes}_bucket`;
-  const all = sumBy([LABEL.tool], increase(selector(bucket, eq('le', le(Infinity)), ...extra), window));
-  const small = sumBy([LABEL.tool], increase(selector(bucket, eq('le', le(RAW_RESULT_ALERT_BYTES)), ...extra), window));
+  const by = [...PROCESS_LABELS, LABEL.tool];
+  const all = sumBy(by, increase(selector(bucket, eq('le', le(Infinity)), ...extra), window));
+  const small = sumBy(by, increase(selector(bucket, eq('le', le(RAW_RESULT_ALERT_BYTES)), ...extra), window));
   return `${all} - ${small}`;
 }
 
@@ -135,24 +158,24 @@ export function rateBy(labels: readonly string[], counter: string, window: strin
 
 /** Share of tool calls, by tool, that a per-tool counter (spills, truncations) also counted. */
 export function shareOfToolCalls(counter: string, window: string, ...extra: Matcher[]): string {
-  return `${rateBy([LABEL.tool], counter, window, ...extra)} / ${rateBy([LABEL.tool], METRIC.toolCalls, window, ...extra)}`;
+  return `${rateBy(scoped(LABEL.tool), counter, window, ...extra)} / ${rateBy(scoped(LABEL.tool), METRIC.toolCalls, window, ...extra)}`;
 }
 
 /** Share of upstream requests, by system, that failed on the upstream's side. */
 export function upstreamErrorShare(window: string, ...extra: Matcher[]): string {
-  const errors = rateBy([LABEL.system], METRIC.upstreamRequests, window, re(LABEL.outcome, oneOf(UPSTREAM_ERROR_OUTCOMES)), ...extra);
-  return `${errors} / ${rateBy([LABEL.system], METRIC.upstreamRequests, window, ...extra)}`;
+  const errors = rateBy(scoped(LABEL.system), METRIC.upstreamRequests, window, re(LABEL.outcome, oneOf(UPSTREAM_ERROR_OUTCOMES)), ...extra);
+  return `${errors} / ${rateBy(scoped(LABEL.system), METRIC.upstreamRequests, window, ...extra)}`;
 }
 
 /** Upstream requests per second, by system, answered 429. */
 export function upstreamRateLimited(window: string, ...extra: Matcher[]): string {
-  return rateBy([LABEL.system], METRIC.upstreamRequests, window, eq(LABEL.outcome, UPSTREAM_RATE_LIMITED), ...extra);
+  return rateBy(scoped(LABEL.system), METRIC.upstreamRequests, window, eq(LABEL.outcome, UPSTREAM_RATE_LIMITED), ...extra);
 }
 
 /** Share of agent turns, by agent, that failed. */
 export function turnFailureShare(window: string, ...extra: Matcher[]): string {
-  const failed = rateBy([LABEL.agent], METRIC.agentTurns, window, re(LABEL.outcome, oneOf(TURN_FAILURES)), ...extra);
-  return `${failed} / ${rateBy([LABEL.agent], METRIC.agentTurns, window, ...extra)}`;
+  const failed = rateBy(scoped(LABEL.agent), METRIC.agentTurns, window, re(LABEL.outcome, oneOf(TURN_FAILURES)), ...extra);
+  return `${failed} / ${rateBy(scoped(LABEL.agent), METRIC.agentTurns, window, ...extra)}`;
 }
 
 /** The scrape labels that tell Flotilla processes apart (the ServiceMonitor's pod and namespace). */
@@ -168,7 +191,7 @@ export function eventLoopLagMax(window: string, ...extra: Matcher[]): string {
 
 /** A quantile of agent turn duration, by agent. */
 export function turnDurationQuantile(q: number, window: string, ...extra: Matcher[]): string {
-  return quantile(q, METRIC.agentTurnDuration, [LABEL.agent], window, ...extra);
+  return quantile(q, METRIC.agentTurnDuration, scoped(LABEL.agent), window, ...extra);
 }
 
 /**
@@ -176,7 +199,7 @@ export function turnDurationQuantile(q: number, window: string, ...extra: Matche
  * One request can take several kinds of trim, so this is trims per request (it can exceed 1), not a share.
  */
 export function contextTrimsPerRequest(window: string, ...extra: Matcher[]): string {
-  return `${rateBy([LABEL.agent], METRIC.contextTrims, window, ...extra)} / ${rateBy([LABEL.agent], METRIC.contextRequests, window, ...extra)}`;
+  return `${rateBy(scoped(LABEL.agent), METRIC.contextTrims, window, ...extra)} / ${rateBy(scoped(LABEL.agent), METRIC.contextRequests, window, ...extra)}`;
 }
 
 /** A quantile of model request size in tokens (as sent, after trimming), by agent. */
@@ -209,7 +232,7 @@ export function worstStateCode(gauge: string, by: readonly string[], order: read
 
 /** Share of each agent's processes whose memory guard is in one of `states`. */
 export function memoryGuardShare(states: readonly string[], ...extra: Matcher[]): string {
-  return shareInStates(METRIC.memoryGuardState, [LABEL.agent], states, ...extra);
+  return shareInStates(METRIC.memoryGuardState, scoped(LABEL.agent), states, ...extra);
 }
 
 /** Per agent, the worst memory guard state of its processes as its position in GUARD_STATE_ORDER (0 ok, 1 tight, 2 shed). */
@@ -224,7 +247,7 @@ export function memoryGuardUsage(...extra: Matcher[]): string {
 
 /** Share of the processes calling each upstream system whose circuit breaker for it is open or half open. */
 export function circuitNotClosedShare(...extra: Matcher[]): string {
-  return shareInStates(METRIC.upstreamCircuitState, [LABEL.system], CIRCUIT_NOT_CLOSED, ...extra);
+  return shareInStates(METRIC.upstreamCircuitState, scoped(LABEL.system), CIRCUIT_NOT_CLOSED, ...extra);
 }
 
 /** Per upstream system, the worst circuit state of the processes calling it as its position in CIRCUIT_STATES (0 closed, 1 half open, 2 open). */
@@ -239,5 +262,32 @@ export function upstreamFailedFast(window: string, ...extra: Matcher[]): string 
 
 /** A2A requests per second, by agent, refused before any work for a reason (unauthorized: no or a wrong token). */
 export function a2aRejections(reason: string, window: string, ...extra: Matcher[]): string {
-  return rateBy([LABEL.agent], METRIC.a2aRejected, window, eq(LABEL.reason, reason), ...extra);
+  return rateBy(scoped(LABEL.agent), METRIC.a2aRejected, window, eq(LABEL.reason, reason), ...extra);
+}
+
+/** Share of the supervisor's replicas, per domain agent, that cannot delegate to it (pending, unreachable, refused). */
+export function agentNotReadyShare(...extra: Matcher[]): string {
+  return shareInStates(METRIC.supervisorAgentState, scoped(LABEL.agent), AGENT_NOT_READY, ...extra);
+}
+
+/** Per domain agent, the worst state any supervisor replica sees it in, as its position in AGENT_STATE_ORDER. */
+export function agentWorstState(...extra: Matcher[]): string {
+  return worstStateCode(METRIC.supervisorAgentState, [LABEL.agent], AGENT_STATE_ORDER, ...extra);
+}
+
+/** Share of the supervisor's delegations, per domain agent, that brought no answer back. */
+export function delegationFailureShare(window: string, ...extra: Matcher[]): string {
+  const failed = rateBy(scoped(LABEL.agent), METRIC.supervisorDelegations, window, re(LABEL.outcome, oneOf(DELEGATION_FAILURES)), ...extra);
+  return `${failed} / ${rateBy(scoped(LABEL.agent), METRIC.supervisorDelegations, window, ...extra)}`;
+}
+
+/** Share of the questions asked in Slack that got no answer (failed, timed out, turned away busy). */
+export function slackUnansweredShare(window: string, ...extra: Matcher[]): string {
+  const unanswered = rateBy(scoped(), METRIC.slackAnswers, window, re(LABEL.outcome, oneOf(SLACK_UNANSWERED)), ...extra);
+  return `${unanswered} / ${rateBy(scoped(), METRIC.slackAnswers, window, ...extra)}`;
+}
+
+/** Slack Web API calls per second that failed, by method. */
+export function slackApiFailureRate(window: string, ...extra: Matcher[]): string {
+  return rateBy(scoped(LABEL.method), METRIC.slackApiFailures, window, ...extra);
 }

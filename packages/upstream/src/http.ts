@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { FlotillaError, type Logger } from '@flotilla/core';
-import type { FlotillaMetrics, UpstreamOutcome, UpstreamSystem } from '@flotilla/metrics';
+import { zeroUpstreamSeries, type FlotillaMetrics, type UpstreamOutcome, type UpstreamSystem } from '@flotilla/metrics';
 import { DEFAULT_MAX_VALUE_BYTES, JsonBodyError, JsonItemsSplitter, JsonValueTooLarge, type OversizedItems } from './json-items.js';
 import { LineSplitter, type OversizedLinePolicy, type SplitLine } from './lines.js';
 import { parseRetryAfter, type TokenBucket } from './rate-limit.js';
@@ -85,6 +85,12 @@ export interface UpstreamHttpOptions {
   /** Injected for tests of retry timing; defaults to a real timer. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
+  /**
+   * Every operation label the client uses: their request series are created at zero at start, so the first 429s or
+   * errors after a start reach the alerts (`increase()` cannot count a series' first sample). An operation not
+   * listed still works, and is logged once as a bug of the client.
+   */
+  readonly operations?: readonly string[];
 }
 
 /**
@@ -210,9 +216,15 @@ export class UpstreamHttp {
   private readonly inflight = new Map<string, Promise<unknown>>();
 
   private readonly breaker: CircuitBreaker | undefined;
+  /** Operations whose series exist (declared, or already warned about). */
+  private readonly knownOperations: Set<string> | undefined;
 
   constructor(private readonly options: UpstreamHttpOptions) {
     const { system, metrics } = options;
+    if (options.operations !== undefined) {
+      zeroUpstreamSeries(metrics, system, options.operations);
+      this.knownOperations = new Set(options.operations);
+    }
     const publish = (state: (typeof CIRCUIT_STATES)[number]): void => {
       for (const s of CIRCUIT_STATES) metrics.upstreamCircuitState.set({ system, state: s }, s === state ? 1 : 0);
     };
@@ -492,6 +504,11 @@ export class UpstreamHttp {
 
   /** Fails fast while the circuit is open (counted as `circuit_open`). */
   private beforeAttempt(operation: string): void {
+    if (this.knownOperations !== undefined && !this.knownOperations.has(operation)) {
+      // Bounded: an operation is a label the code spells, never a user's value; each is warned about once.
+      this.knownOperations.add(operation);
+      this.options.logger.warn({ system: this.options.system, operation }, 'upstream operation not declared in the client\'s operations: its first errors may not alert');
+    }
     try {
       this.breaker?.before();
     } catch (error) {

@@ -15,6 +15,8 @@ import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent } from './start.js';
 const UPSTREAM_TOKEN = 'sim-token-0123456789';
 const OLD_TOKEN = 'mcp-old-token-0123456789';
 const NEW_TOKEN = 'mcp-new-token-abcdefghij';
+/** Short waits between attempts to reach the MCP server (the defaults are MCP_CONNECT_LIMITS). */
+const FAST_RETRY = { firstDelayMs: 20, maxDelayMs: 200 };
 
 let sim: RunningSimulator;
 let mcp: RunningMcpServer;
@@ -52,19 +54,37 @@ describe('Argo CD agent -> MCP server with --mcp-token', () => {
 
   it('still connects with the old token of the rotation (from FLOTILLA_MCP_TOKEN)', async () => {
     const agent = await startArgoCdAgent(agentConfig({ 'mcp-url': mcp.mcpUrl }, { FLOTILLA_MCP_TOKEN: OLD_TOKEN }), silentLogger());
+    // The server is up: connected by the time the start returns.
+    expect((await fetch(`${agent.url}/readyz`)).status).toBe(200);
     await agent.close();
   });
 
-  it('stops at start with a config error naming --mcp-token when the token is wrong', async () => {
-    const start = startArgoCdAgent(agentConfig({ 'mcp-url': mcp.mcpUrl, 'mcp-token': 'not-the-token-0123456789' }), silentLogger());
-    await expect(start).rejects.toMatchObject({ code: 'config_invalid' });
-    await expect(start).rejects.toThrow(/refused the agent \(HTTP 401\): it does not take the token in --mcp-token \(FLOTILLA_MCP_TOKEN\)/);
+  it('serves, not ready, naming --mcp-token, when the MCP server refuses the token (and keeps retrying: the server may be rotated to take it)', async () => {
+    const agent = await startArgoCdAgent(agentConfig({ 'mcp-url': mcp.mcpUrl, 'mcp-token': 'not-the-token-0123456789' }), silentLogger(), { mcpConnectLimits: FAST_RETRY });
+    try {
+      const res = await fetch(`${agent.url}/readyz`);
+      expect(res.status).toBe(503);
+      const { reason } = (await res.json()) as { reason: string };
+      expect(reason).toMatch(/^tools not connected yet: the MCP server at http:\/\/127\.0\.0\.1:\d+\/mcp refused the agent's token \(HTTP 401\): it does not take the token in --mcp-token \(FLOTILLA_MCP_TOKEN\); set --mcp-token/);
+      expect(reason).not.toContain('not-the-token');
+      const client = await new ClientFactory().createFromUrl(agent.url);
+      const reply = JSON.stringify(await client.sendMessage(textRequest('which clusters do we have?', randomUUID())));
+      expect(reply).toContain("My tools are not connected yet, so I have not looked anything up: the MCP server at");
+      expect(reply).toContain("refused the agent's token (HTTP 401)");
+    } finally {
+      await agent.close();
+    }
   });
 
-  it('stops at start with a config error naming --mcp-token when no token is set', async () => {
-    const start = startArgoCdAgent(agentConfig({ 'mcp-url': mcp.mcpUrl }), silentLogger());
-    await expect(start).rejects.toMatchObject({ code: 'config_invalid' });
-    await expect(start).rejects.toThrow(/refused the agent \(HTTP 401\): it requires a token and --mcp-token \(FLOTILLA_MCP_TOKEN\) is not set/);
+  it('serves, not ready, naming --mcp-token, when the MCP server requires a token and none is set', async () => {
+    const agent = await startArgoCdAgent(agentConfig({ 'mcp-url': mcp.mcpUrl }), silentLogger(), { mcpConnectLimits: FAST_RETRY });
+    try {
+      const res = await fetch(`${agent.url}/readyz`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { reason: string }).reason).toContain("refused the agent's token (HTTP 401): it requires a token and --mcp-token (FLOTILLA_MCP_TOKEN) is not set");
+    } finally {
+      await agent.close();
+    }
   });
 
   it('refuses a token without a remote MCP server to send it to, and a list of tokens', async () => {

@@ -46,6 +46,24 @@ export interface ArgoCdClientOptions {
 /** A name as one URL path segment; a lone surrogate (no Argo CD name has one) becomes U+FFFD instead of a URIError. */
 const pathSegment = (name: string): string => encodeURIComponent(name.replace(/\p{Cs}/gu, '\uFFFD'));
 
+/** Every operation label of the client's requests (their metric series start at zero). */
+export const ARGOCD_OPERATIONS = [
+  'list_applications',
+  'get_application',
+  'find_application',
+  'list_projects',
+  'get_project',
+  'list_applicationsets',
+  'list_clusters',
+  'get_resource_tree',
+  'get_managed_resources',
+  'list_application_events',
+  'list_resource_events',
+  'get_logs',
+  'get_resource',
+  'list_resource_actions',
+] as const;
+
 /** The Argo CD REST calls Flotilla makes; each asks only for what it needs and is bounded by `limits`. */
 export class ArgoCdClient {
   private readonly http: UpstreamHttp;
@@ -54,6 +72,7 @@ export class ArgoCdClient {
     this.http = new UpstreamHttp({
       system: 'argocd',
       displayName: 'Argo CD',
+      operations: ARGOCD_OPERATIONS,
       baseUrl: options.baseUrl,
       headers: { authorization: `Bearer ${options.token}` },
       limits: options.limits,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -6,7 +7,7 @@ import { createMetrics } from '@flotilla/metrics';
 import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
 import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamLimits } from '@flotilla/upstream';
 import { ARGOCD_MCP_SETTINGS } from '../config.js';
-import { ArgoCdClient } from './argocd-client.js';
+import { ARGOCD_OPERATIONS, ArgoCdClient } from './argocd-client.js';
 
 const TOKEN = 'sim-token-0123456789';
 const limits: UpstreamLimits = { ...UPSTREAM_DEFAULTS, maxBodyBytes: 1024 * 1024, timeoutMs: 2_000, retries: 2, backoffMs: 1 };
@@ -108,5 +109,14 @@ describe('upstream HTTP client', () => {
     expect(JSON.stringify(apps)).not.toMatch(/"resources"|"history"|"helm"|"values"/);
     expect(apps.every((a) => a.metadata.labels?.team !== undefined)).toBe(true);
     expect(apps[0]?.status?.sync?.status).toMatch(/Synced|OutOfSync|Unknown/);
+  });
+});
+
+describe('operation labels', () => {
+  it('declares every operation the client spells, so each request series starts at zero', () => {
+    const source = readFileSync(new URL('./argocd-client.ts', import.meta.url), 'utf8').replace(/export const ARGOCD_OPERATIONS = \[[^\]]*\]/, '');
+    const spelt = new Set([...source.matchAll(/'((?:list|get|find)_[a-z_]+)'/g)].map((m) => m[1]));
+    expect(spelt.size).toBeGreaterThan(10);
+    expect([...spelt].filter((op) => !(ARGOCD_OPERATIONS as readonly (string | undefined)[]).includes(op))).toEqual([]);
   });
 });

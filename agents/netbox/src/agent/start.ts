@@ -2,9 +2,11 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import type { Client } from '@modelcontextprotocol/client';
 import {
   A2A_SERVER_SETTINGS,
   abortedOutcome,
+  answerWhenConnected,
   CapabilityIndex,
   connectTools,
   MCP_CLIENT_SETTINGS,
@@ -15,18 +17,22 @@ import {
   redisMemoryStore,
   startA2AGate,
   startA2AServer,
+  toolsReadiness,
   type AgentDescription,
-  type ToolsConnection,
+  type AgentTools,
+  type AnswerTurn,
+  type McpConnectLimits,
+  type RunningA2AServer,
   type TurnResult,
 } from '@flotilla/agent-kit';
-import { createFileResultStore, createRedisResultStore, type ResultStore } from '@flotilla/bounded-tools';
+import { createFileResultStore, createRedisResultStore, MCP_SERVER_SETTINGS, resultStoreCaps, type ResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
-import { createMetrics, type FlotillaMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
+import { createMetrics, zeroAgentSeries, type FlotillaMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
 import { createFileSessionStore, createMemorySessionStore, createRedisSessionStore, type RateState, type SessionStore } from '@flotilla/limitations';
 import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
 import { startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
-import { executionMode, fastPathFailed, LLM_SETTINGS, llmAnswerTurn, MODE_SETTINGS, modeAnswerTurn, type LlmMemory } from '@flotilla/llm';
+import { createChatModel, executionMode, fastPathFailed, LLM_SETTINGS, llmAnswerTurn, MODE_SETTINGS, modeAnswerTurn, type LlmMemory } from '@flotilla/llm';
 import { NETBOX_PROMPT } from './prompt.js';
 import { NETBOX_DEFAULTS } from '../client/netbox-client.js';
 import { NETBOX_UPSTREAM_SETTINGS } from '../config.js';
@@ -37,12 +43,13 @@ import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
 export const NETBOX_AGENT_SETTINGS = {
   host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
   port: { flag: 'port', env: 'FLOTILLA_NETBOX_AGENT_PORT', schema: PortSchema.default(8094), help: 'Port of the A2A agent (card, JSON-RPC, REST)' },
-  mcpUrl: { flag: 'mcp-url', env: 'FLOTILLA_NETBOX_MCP_URL', schema: HttpUrlSchema.optional(), help: 'NetBox MCP server (…/mcp); unset runs the tools in process' },
+  mcpUrl: { flag: 'mcp-url', env: 'FLOTILLA_NETBOX_MCP_URL', schema: HttpUrlSchema.optional(), help: 'NetBox MCP server (…/mcp); unset runs the tools in process. Reached in the background, retried with backoff while it is down (/readyz 503 meanwhile)' },
   ...MCP_CLIENT_SETTINGS,
   netboxUrl: { flag: 'netbox-url', env: 'FLOTILLA_NETBOX_URL', schema: HttpUrlSchema.optional(), help: 'NetBox URL, for in-process tools' },
   netboxToken: { flag: 'netbox-token', env: 'FLOTILLA_NETBOX_TOKEN', schema: z.string().min(1).max(4096).optional(), help: 'NetBox API token, for in-process tools', secret: true },
   local: { flag: 'local', env: 'FLOTILLA_LOCAL', schema: BooleanFlagSchema.default(false), help: 'Also start the NetBox simulator (12 sites, 600 devices) and use it', isSwitch: true },
   dataDir: { flag: 'data-dir', env: 'FLOTILLA_DATA_DIR', schema: z.string().min(1).optional(), help: 'Folder of spilled results (in-process tools); a temporary one when unset' },
+  resultDiskCapMiB: { ...MCP_SERVER_SETTINGS.resultDiskCapMiB, help: 'Disk (or Redis memory, with --redis-url) the spilled results of the in-process tools may use; the oldest go first' },
   stateDir: {
     flag: 'state-dir',
     env: 'FLOTILLA_STATE_DIR',
@@ -107,6 +114,12 @@ export const SKILL_OF_NETBOX_INTENT: Readonly<Record<NetBoxIntent, string>> = {
   unknown: 'none',
 };
 
+/** What only code (tests) sets: not a flag. */
+export interface NetBoxAgentStartOptions {
+  /** Bounds of the retries to reach --mcp-url (MCP_CONNECT_LIMITS by default); tests shorten them. */
+  readonly mcpConnectLimits?: Partial<McpConnectLimits> | undefined;
+}
+
 export interface RunningNetBoxAgent {
   readonly url: string;
   /** The simulator started by --local. */
@@ -138,26 +151,82 @@ export function recordTurn(metrics: FlotillaMetrics, turn: TurnResult<NetBoxInte
  * With --redis-url, progressive sessions, LLM conversations, the answer cache and (in-process tools) spilled
  * results and the snapshot index live in Redis under `<redis-key-prefix>netbox:`, so several replicas continue
  * each other's conversations and reuse each other's answers; an unreachable Redis
- * stops the start with an error naming the setting.
+ * stops the start with an error naming the setting. A remote MCP server that is not up does not: the agent serves at
+ * once, not ready, and connects when it comes up (MCP_CONNECT_LIMITS).
  */
-export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger): Promise<RunningNetBoxAgent> {
+export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger, options: NetBoxAgentStartOptions = {}): Promise<RunningNetBoxAgent> {
   const redis: RedisClient | undefined = config.redisUrl === undefined ? undefined : await redisFromUrl(config.redisUrl, { logger });
   const keyPrefix = `${config.redisKeyPrefix}netbox:`;
   try {
-    return await startWith(config, logger, redis, keyPrefix);
+    return await startWith(config, logger, redis, keyPrefix, options);
   } catch (error) {
     if (redis !== undefined) await closeRedis(redis);
     throw error;
   }
 }
 
-async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: RedisClient | undefined, keyPrefix: string): Promise<RunningNetBoxAgent> {
+async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: RedisClient | undefined, keyPrefix: string, options: NetBoxAgentStartOptions): Promise<RunningNetBoxAgent> {
   const mode = executionMode(config.mode, config.llmProvider);
+  // A wrong LLM setting is a configuration error now, not something the background connect to the tools could fix.
+  createChatModel(config, { maxOutputTokens: 1 });
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
   const gate = await startA2AGate(config, { agent: 'netbox', metrics, logger });
   let rate: (() => RateState | undefined) | undefined;
-  let tools: ToolsConnection & { readonly simulator: RunningNetBoxSimulator | undefined };
+  const sessions: SessionStore =
+    redis !== undefined
+      ? createRedisSessionStore({ client: redis, keyPrefix })
+      : config.stateDir === undefined
+        ? createMemorySessionStore({ metrics })
+        : await createFileSessionStore(resolve(config.stateDir));
+  const classifier = createNetBoxClassifier();
+  /** The answer over connected tools: their capability index, the rules workflow and the model's loop over them. */
+  const prepare = async (mcp: Client): Promise<AnswerTurn> => {
+    const capabilities = await CapabilityIndex.fromClient(mcp);
+    const llm = llmAnswerTurn({
+      agent: 'netbox',
+      settings: config,
+      mcp,
+      index: capabilities,
+      prompt: NETBOX_PROMPT,
+      counter,
+      metrics,
+      logger,
+      budgetFactor: gate.budgetFactor,
+      memoryStore: redis === undefined ? undefined : redisMemoryStore<LlmMemory>({ client: redis, keyPrefix: `${keyPrefix}llm-memory:` }),
+    });
+    const agent = createNetBoxAgent({ mcp, counter, capabilities, sessions, rate, budgetFactor: gate.budgetFactor, answerCache: meteredAnswerCache(metrics, { store: redis === undefined ? undefined : redisAnswerCache({ client: redis, keyPrefix: `${keyPrefix}answers:` }), logger }) });
+    /** The rules workflow's answer (the fast path in hybrid mode), and whether it really answered. */
+    const rulesTurn = async (question: string, contextId: string, _progress: (note: string) => void, signal?: AbortSignal) => {
+      const started = performance.now();
+      let turn: TurnResult<NetBoxIntent>;
+      try {
+        turn = await agent.ask(question, contextId, signal);
+      } catch (error) {
+        // Aborted (deadline, shutdown): counted here, once; the executor answers it.
+        const aborted = abortedOutcome(signal);
+        if (aborted !== undefined) metrics.agentTurns.inc({ agent: 'netbox', skill: 'none', path: 'none', outcome: aborted });
+        throw error;
+      }
+      const answerTokens = counter.count(turn.answer);
+      recordTurn(metrics, turn, (performance.now() - started) / 1000, answerTokens, signal);
+      const metadata = {
+        intent: turn.intent ?? 'none',
+        confidence: turn.confidence,
+        strategy: turn.strategy ?? 'none',
+        tool_calls: turn.toolCalls,
+        cached: turn.cached,
+        answer_tokens: answerTokens,
+        limitations: turn.limitations.map((l) => l.kind).join(','),
+        handling: (turn.handling?.strategies ?? []).join(','),
+        // What the answer says it did not do (words not understood, filters not applied): a partial answer.
+        ...partialMetadata(turn.data),
+      };
+      return { reply: { answer: turn.answer, options: turn.options, data: turn.data, metadata }, failed: fastPathFailed(turn) };
+    };
+    return modeAnswerTurn(mode, { agent: 'netbox', classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics });
+  };
+  let tools: AgentTools<RunningNetBoxSimulator, AnswerTurn>;
   try {
     tools = await connectTools({
       agent: 'netbox',
@@ -165,6 +234,7 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
       mcpUrl: config.mcpUrl,
       mcpToken: config.mcpToken,
       local: config.local,
+      connectLimits: options.mcpConnectLimits,
       upstreamUrl: config.netboxUrl,
       upstreamToken: config.netboxToken,
       upstreamFlags: '--netbox-url and --netbox-token',
@@ -172,8 +242,8 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
       inProcess: async (url, token) => {
         const store: ResultStore =
           redis === undefined
-            ? await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-netbox-')))), metrics })
-            : createRedisResultStore({ client: redis, keyPrefix, metrics });
+            ? await createFileResultStore({ directory: resolve(config.dataDir ?? (await mkdtemp(join(tmpdir(), 'flotilla-netbox-')))), ...resultStoreCaps(config.resultDiskCapMiB), metrics })
+            : createRedisResultStore({ client: redis, keyPrefix, ...resultStoreCaps(config.resultDiskCapMiB), metrics });
         const client = netBoxClientFrom(url, token, config, metrics, logger.child({ component: 'netbox-client' }));
         const limiter = client.limiter;
         if (limiter !== undefined) rate = () => ({ available: limiter.available(), ratePerSecond: limiter.settings.ratePerSecond });
@@ -194,86 +264,43 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
           },
         };
       },
+      prepare,
     });
   } catch (error) {
     gate.guard.stop();
     throw error;
   }
-  const sessions: SessionStore =
-    redis !== undefined
-      ? createRedisSessionStore({ client: redis, keyPrefix })
-      : config.stateDir === undefined
-        ? createMemorySessionStore({ metrics })
-        : await createFileSessionStore(resolve(config.stateDir));
-  let capabilities: CapabilityIndex;
-  let llm: ReturnType<typeof llmAnswerTurn>;
+  logger.info({ mode }, 'execution mode');
+  let a2a: RunningA2AServer;
   try {
-    capabilities = await CapabilityIndex.fromClient(tools.client);
-    llm = llmAnswerTurn({
-      agent: 'netbox',
-      settings: config,
-      mcp: tools.client,
-      index: capabilities,
-      prompt: NETBOX_PROMPT,
-      counter,
-      metrics,
+    // Up at once, also while a remote MCP server is still being reached: card, probes and metrics answer, /readyz says
+    // why it is not ready, and a question is answered that the tools are not connected yet.
+    a2a = await startA2AServer({
+      agent: NETBOX_AGENT_CARD,
+      host: config.host,
+      port: config.port,
+      publicUrl: config.publicUrl,
       logger,
-      budgetFactor: gate.budgetFactor,
-      memoryStore: redis === undefined ? undefined : redisMemoryStore<LlmMemory>({ client: redis, keyPrefix: `${keyPrefix}llm-memory:` }),
+      metrics,
+      auth: gate.auth,
+      guard: gate.guard,
+      readiness: toolsReadiness(tools),
+      onReject: gate.onReject,
+      onQueueDepth: gate.onQueueDepth,
+      turnTimeoutMs: config.turnTimeoutMs,
+      // With replicas, a conversation's turns are ordered across them (a lease in Redis), not only within this one.
+      conversationLock: redis === undefined ? undefined : redisConversationLock({ client: redis, keyPrefix: `${keyPrefix}turn-lock:`, logger: logger.child({ component: 'conversation-lock' }) }),
+      answer: answerWhenConnected(tools, () => metrics.agentTurns.inc({ agent: 'netbox', skill: 'none', path: 'none', outcome: 'rejected' })),
     });
   } catch (error) {
     await tools.close();
     gate.guard.stop();
     throw error;
   }
-  const agent = createNetBoxAgent({ mcp: tools.client, counter, capabilities, sessions, rate, budgetFactor: gate.budgetFactor, answerCache: meteredAnswerCache(metrics, { store: redis === undefined ? undefined : redisAnswerCache({ client: redis, keyPrefix: `${keyPrefix}answers:` }), logger }) });
-  /** The rules workflow's answer (the fast path in hybrid mode), and whether it really answered. */
-  const rulesTurn = async (question: string, contextId: string, _progress: (note: string) => void, signal?: AbortSignal) => {
-    const started = performance.now();
-    let turn: TurnResult<NetBoxIntent>;
-    try {
-      turn = await agent.ask(question, contextId, signal);
-    } catch (error) {
-      // Aborted (deadline, shutdown): counted here, once; the executor answers it.
-      const aborted = abortedOutcome(signal);
-      if (aborted !== undefined) metrics.agentTurns.inc({ agent: 'netbox', skill: 'none', path: 'none', outcome: aborted });
-      throw error;
-    }
-    const answerTokens = counter.count(turn.answer);
-    recordTurn(metrics, turn, (performance.now() - started) / 1000, answerTokens, signal);
-    const metadata = {
-      intent: turn.intent ?? 'none',
-      confidence: turn.confidence,
-      strategy: turn.strategy ?? 'none',
-      tool_calls: turn.toolCalls,
-      cached: turn.cached,
-      answer_tokens: answerTokens,
-      limitations: turn.limitations.map((l) => l.kind).join(','),
-      handling: (turn.handling?.strategies ?? []).join(','),
-      // What the answer says it did not do (words not understood, filters not applied): a partial answer.
-      ...partialMetadata(turn.data),
-    };
-    return { reply: { answer: turn.answer, options: turn.options, data: turn.data, metadata }, failed: fastPathFailed(turn) };
-  };
-  const classifier = createNetBoxClassifier();
-  const answer = modeAnswerTurn(mode, { agent: 'netbox', classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics });
-  logger.info({ mode }, 'execution mode');
-  const a2a = await startA2AServer({
-    agent: NETBOX_AGENT_CARD,
-    host: config.host,
-    port: config.port,
-    publicUrl: config.publicUrl,
-    logger,
-    metrics,
-    auth: gate.auth,
-    guard: gate.guard,
-    onReject: gate.onReject,
-    onQueueDepth: gate.onQueueDepth,
-    turnTimeoutMs: config.turnTimeoutMs,
-    // With replicas, a conversation's turns are ordered across them (a lease in Redis), not only within this one.
-    conversationLock: redis === undefined ? undefined : redisConversationLock({ client: redis, keyPrefix: `${keyPrefix}turn-lock:`, logger: logger.child({ component: 'conversation-lock' }) }),
-    answer,
-  });
+  // Every turn series exists from the start, at zero: the first failed turn after a start can alert.
+  zeroAgentSeries(metrics, 'netbox', NETBOX_AGENT_CARD.skills.map((s) => s.id));
+  // A server that is up is connected before the start returns (the demo asks at once); one that is not stays retried.
+  await tools.firstAttempt;
   return {
     url: a2a.url,
     simulator: tools.simulator,

@@ -18,6 +18,8 @@ export const NETBOX_MODELS = {
 } as const;
 export type NetBoxModel = keyof typeof NETBOX_MODELS;
 export const NETBOX_MODEL_NAMES = Object.keys(NETBOX_MODELS) as NetBoxModel[];
+/** Every operation label of the client's requests (their metric series start at zero). */
+export const NETBOX_OPERATIONS: readonly string[] = [...NETBOX_MODEL_NAMES.flatMap((m) => [`list_${m}`, `count_${m}`, `get_${m}`]), 'available_ips'];
 export type ItemOf<M extends NetBoxModel> = z.output<(typeof NETBOX_MODELS)[M]['schema']>;
 
 /** Query filters: a list value is sent as repeated parameters, which NetBox ORs. */
@@ -105,6 +107,7 @@ export class NetBoxClient {
     this.http = new UpstreamHttp({
       system: 'netbox',
       displayName: 'NetBox',
+      operations: NETBOX_OPERATIONS,
       baseUrl: options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`,
       headers: { authorization: `Token ${options.token}` },
       limits: options.limits ?? NETBOX_DEFAULTS.upstream,

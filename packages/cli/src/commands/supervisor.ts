@@ -12,7 +12,7 @@ export const supervisorCommand = defineCommand({
   description:
     'The supervisor reads each domain agent\'s card (--agents name=url,… and, with --kubernetes, Services labelled flotilla.io/agent,\n' +
     'watched), routes every question by the agents\' skills, fans out when a question spans domains, and merges the answers, each\n' +
-    'reply within --reply-max-tokens and each call within --call-timeout-ms. Follow-ups ("next page") reach the agent that answered.',
+    'reply within --reply-max-tokens and each call within --call-timeout-ms. Follow-ups ("next page") reach the agent that answered; with several replicas, give them one --redis-url so any replica knows who answered.',
   settings: SUPERVISOR_SETTINGS,
   examples: [
     'flotilla supervisor --agents argocd=http://127.0.0.1:8092,netbox=http://127.0.0.1:8094',
