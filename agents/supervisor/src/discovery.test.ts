@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from '@flotilla/agent-netbox';
 import { parseSettings, silentLogger } from '@flotilla/core';
+import { METRIC } from '@flotilla/metrics';
 import { startKubernetesSimulator, startNetBoxSimulator, type RunningKubernetesSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
 import { DISCOVERY_LABEL, kubernetesAgentSource, URL_ANNOTATION } from './discovery/kubernetes.js';
 import { textRequest } from '@flotilla/agent-kit';
@@ -69,7 +70,12 @@ describe('agents discovered in Kubernetes', () => {
     });
     expect(await within(10, async () => (await routed('interfaces of every switch in ams1')).routed === 'flotilla/flotilla-netbox')).toBe(true);
     expect((await routed('interfaces of every switch in ams1')).answer).toMatch(/interfaces on 110 devices at ams1/);
+    const seriesOf = async () => (await supervisor.metrics.registry.metrics()).split('\n').filter((line) => line.includes('agent="flotilla/flotilla-netbox"'));
+    expect((await seriesOf()).some((line) => line.startsWith(`${METRIC.supervisorAgentState}{`) && line.includes('state="ready"') && line.endsWith(' 1'))).toBe(true);
+    expect((await seriesOf()).some((line) => line.startsWith(`${METRIC.supervisorDelegations}{`))).toBe(true);
     kube.deleteService('flotilla', 'flotilla-netbox');
     expect(await within(10, async () => /No domain agent is available/.test((await routed('interfaces of every switch in ams1')).answer))).toBe(true);
+    // Gone, not down: none of its series is left (discovery churn must not pile them up, nor leave it "down").
+    expect(await seriesOf()).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { describeError, type Logger } from '@flotilla/core';
 import { redactUrl } from '@flotilla/core';
-import { AGENT_STATES, CARD_FAILURE_REASONS, zeroDelegationSeries, type AgentState, type CardFailureReason, type FlotillaMetrics } from '@flotilla/metrics';
+import { AGENT_STATES, CARD_FAILURE_REASONS, DELEGATION_OUTCOMES, zeroDelegationSeries, type AgentState, type CardFailureReason, type FlotillaMetrics } from '@flotilla/metrics';
 import type { AgentEndpoint, AgentSource, EndpointChange } from './discovery/types.js';
 
 /** A skill as the router reads it (from the agent's card, bounded). */
@@ -245,8 +245,12 @@ export class AgentRegistry {
       const entry = this.entries.get(change.id);
       if (entry !== undefined) clearTimeout(entry.timer);
       this.entries.delete(change.id);
-      // Its state series go with it (a removed agent is not down); the registry holds at most maxAgents at once.
-      for (const state of AGENT_STATES) this.options.metrics.supervisorAgentState.remove({ agent: change.id, state });
+      // Its series go with it (a removed agent is not down): agents come and go with discovery, and the series of
+      // the ones gone must not pile up (the registry holds at most maxAgents at once).
+      const { metrics } = this.options;
+      for (const state of AGENT_STATES) metrics.supervisorAgentState.remove({ agent: change.id, state });
+      for (const outcome of DELEGATION_OUTCOMES) metrics.supervisorDelegations.remove({ agent: change.id, outcome });
+      for (const series of [metrics.supervisorReplyTruncations, metrics.supervisorDelegationDuration, metrics.supervisorReplyTokens]) series.remove({ agent: change.id });
       this.options.logger.info({ agent: change.id }, 'agent removed from the registry');
       this.report();
       return undefined;

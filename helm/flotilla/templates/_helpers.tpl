@@ -616,8 +616,8 @@ sizing; helm/README.md, Sizing).
 Checks of values the schema cannot compare, each failing with a message that names the values and what to do:
   - per enabled piece: memory request and limit above zero, within the ceilings, and the request at most the limit
     (the API server refuses a request above the limit);
-  - the data volume (storage.dataSizeLimit) at least the result store's disk cap (storage.resultDiskCapMiB) when a
-    piece spills tool results to it (a domain agent running its tools in process, or an MCP server, without Redis):
+  - the data volume (storage.dataSizeLimit) at least what the result store may hold at its peak (storage.resultDiskCapMiB,
+    plus one result being written, plus the NetBox agent's sessions) when a piece spills tool results to it (a domain agent running its tools in process, or an MCP server, without Redis):
     the kubelet evicts a pod whose emptyDir outgrows its sizeLimit; /tmp above zero;
   - with the ServiceMonitor: interval and scrapeTimeout above zero, the timeout at most the interval (Prometheus
     refuses a longer timeout).
@@ -670,9 +670,16 @@ Checks of values the schema cannot compare, each failing with a message that nam
 {{- end }}
 {{- end }}
 {{- end }}
-{{- $cap := mulf $s.resultDiskCapMiB 1048576.0 }}
-{{- if and $spillers (lt $volume $cap) }}
-{{- fail (printf "storage.dataSizeLimit (%v) is smaller than storage.resultDiskCapMiB (%d MiB), the disk the result store of %s may fill with spilled tool results: the kubelet evicts a pod whose data volume outgrows its sizeLimit. Raise storage.dataSizeLimit to at least %dMi (more for NetBox sessions), or lower storage.resultDiskCapMiB" $s.dataSizeLimit (int $s.resultDiskCapMiB) (join ", " $spillers) (int $s.resultDiskCapMiB)) }}
+{{- /* At its peak the store holds its cap plus the result being written before the oldest go (one result: 64 MiB, or
+the cap when smaller); the NetBox agent keeps its sessions (8 MiB at most) on the same volume. */}}
+{{- $capMiB := int $s.resultDiskCapMiB }}
+{{- $needMiB := add $capMiB (min 64 $capMiB) }}
+{{- $sessions := and (not (include "flotilla.redisEnabled" .)) .Values.netbox.enabled }}
+{{- if $sessions }}
+{{- $needMiB = add $needMiB 8 }}
+{{- end }}
+{{- if and $spillers (lt $volume (mulf $needMiB 1048576.0)) }}
+{{- fail (printf "storage.dataSizeLimit (%v) is smaller than what the result store of %s may hold on it: storage.resultDiskCapMiB (%d MiB) plus the result being written before the oldest go (%d MiB)%s, %d MiB in all. The kubelet evicts a pod whose data volume outgrows its sizeLimit: raise storage.dataSizeLimit to at least %dMi, or lower storage.resultDiskCapMiB" $s.dataSizeLimit (join ", " $spillers) $capMiB (min 64 $capMiB) (ternary " plus the NetBox agent's sessions (8 MiB)" "" $sessions) $needMiB $needMiB) }}
 {{- end }}
 {{- $sm := .Values.serviceMonitor }}
 {{- if $sm.enabled }}

@@ -56,6 +56,9 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<Running
   if (mcpTokens !== undefined && (mcpTokens.length === 0 || mcpTokens.some((t) => t.length < 16))) {
     throw new FlotillaError('config_invalid', 'MCP tokens: give at least one, each at least 16 characters', { remedy: 'Generate one with: openssl rand -hex 24' });
   }
+  // One server built (and dropped) now registers every tool: their metric series exist at zero before the first
+  // request, so the first large read or error after a start reaches the alerts.
+  await options.createServer().close();
   const handler = createMcpHandler(options.createServer, {
     onerror: (error) => logger.warn({ err: describeError(error) }, 'MCP request failed'),
   });

@@ -55,3 +55,20 @@ describe('series at zero from the start', () => {
     expect(all.every((v) => v.value === 0)).toBe(true);
   });
 });
+
+describe('tool series zeroed again', () => {
+  it('keep their counts: a server that registers its tools per request does not reset them', async () => {
+    const metrics = createMetrics();
+    zeroToolSeries(metrics, 'list_devices');
+    metrics.toolRawResultBytes.observe({ tool: 'list_devices' }, 300_000);
+    metrics.toolCalls.inc({ tool: 'list_devices', outcome: 'ok' });
+    zeroToolSeries(metrics, 'list_devices');
+    const count = (await metrics.toolRawResultBytes.get()).values.find((v) => 'metricName' in v && v.metricName === `${METRIC.toolRawResultBytes}_count`);
+    expect(count?.value).toBe(1);
+    expect((await metrics.toolCalls.get()).values.find((v) => v.labels.outcome === 'ok')?.value).toBe(1);
+    // Another registry (another server in the same process) gets its own zeros.
+    const other = createMetrics();
+    zeroToolSeries(other, 'list_devices');
+    expect((await other.toolCalls.get()).values).toHaveLength(TOOL_OUTCOMES.length);
+  });
+});

@@ -24,8 +24,18 @@ import {
 } from './names.js';
 import type { FlotillaMetrics, SlackMetrics } from './registry.js';
 
-/** Counters and histograms of one MCP tool, at zero: calls by outcome, spills, truncations, result sizes. */
+/** Tools whose series each registry already has (a histogram's `zero()` resets a series, so it runs once per tool). */
+const zeroedTools = new WeakMap<FlotillaMetrics, Set<string>>();
+
+/**
+ * Counters and histograms of one MCP tool, at zero: calls by outcome, spills, truncations, result sizes. Once per
+ * registry and tool: an MCP server over HTTP registers its tools again for every request, and must not reset them.
+ */
 export function zeroToolSeries(metrics: FlotillaMetrics, tool: string): void {
+  const tools = zeroedTools.get(metrics) ?? new Set<string>();
+  zeroedTools.set(metrics, tools);
+  if (tools.has(tool)) return;
+  tools.add(tool);
   for (const outcome of TOOL_OUTCOMES) metrics.toolCalls.inc({ tool, outcome }, 0);
   for (const counter of [metrics.toolSpills, metrics.toolBudgetTruncations, metrics.searchCapHits]) counter.inc({ tool }, 0);
   const histograms: readonly Histogram<'tool'>[] = [metrics.toolDuration, metrics.toolResultBytes, metrics.toolResultTokens, metrics.toolRawResultBytes];

@@ -316,7 +316,7 @@ export const ALERTS: readonly AlertDefinition[] = [
     thresholdMeaning: 'share of the supervisor\'s delegations to an agent that brought no answer back: failed, timed out or refused (10 minute window)',
     summary: 'Flotilla supervisor delegations to {{ $labels.agent }} in {{ $labels.namespace }} are failing',
     description:
-      'Over the last 10 minutes too many questions the supervisor delegated to agent {{ $labels.agent }} failed, timed out or were refused (401, 503 shedding, busy conversation): users get "I could not ask {{ $labels.agent }}" instead of an answer.',
+      'Over the last 10 minutes too many questions the supervisor delegated to agent {{ $labels.agent }} brought no answer back: the call failed (the agent could not be reached, or answered the request with an HTTP error such as 401 for a wrong token or 503 while it sheds), timed out, or the agent rejected the task (its conversation busy with earlier turns, or the message over its limits). Users get "I could not get an answer" or "no answer" for that agent\'s part.',
     expr: (threshold) => `${delegationFailureShare(ALERT_WINDOW.delegations)} > ${threshold}`,
   },
   {

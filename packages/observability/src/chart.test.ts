@@ -846,29 +846,36 @@ describe('chart specifics', () => {
     }
   });
 
-  it('refuses a data volume smaller than the result store’s disk cap while a piece spills to it, and sets the cap on the pieces that spill', async () => {
+  it('refuses a data volume smaller than the result store may hold at its peak while a piece spills to it, and sets the cap on the pieces that spill', async () => {
     const caps = (objects: readonly K8sObject[]): Record<string, string | undefined> =>
       Object.fromEntries(containersIn(objects).map(({ container }) => [container.name, envOf(container).get('FLOTILLA_RESULT_DISK_CAP_MIB')]));
-    // The cap is a value: 128 MiB fits a 200Mi volume.
+    // The cap is a value: 128 MiB, plus one 64 MiB result being written, plus 8 MiB of NetBox sessions fit a 200Mi volume.
     expect(caps(await template(['--set', 'storage.resultDiskCapMiB=128', '--set', 'storage.dataSizeLimit=200Mi']))).toEqual({
       'flotilla-supervisor': undefined,
       'flotilla-argocd': '128',
       'flotilla-netbox': '128',
     });
     expect(caps(objectsOf('ci/deploy'))).toMatchObject({ 'flotilla-argocd-mcp': '256', 'flotilla-netbox-mcp': '256', 'flotilla-supervisor': undefined });
-    // Equal sizes, in any unit, pass: 256 MiB is 268435456 bytes.
-    await expect(template(['--set-string', 'storage.dataSizeLimit=268435456'])).resolves.toBeDefined();
+    // Equal sizes, in any unit, pass: 256 + 64 + 8 MiB is 343932928 bytes.
+    await expect(template(['--set-string', 'storage.dataSizeLimit=343932928'])).resolves.toBeDefined();
+    await expect(template(['--set-string', 'storage.dataSizeLimit=328Mi'])).resolves.toBeDefined();
     const cases: [string[], RegExp][] = [
-      [['storage.dataSizeLimit=200Mi'], /storage\.dataSizeLimit \(200Mi\) is smaller than storage\.resultDiskCapMiB \(256 MiB\), the disk the result store of argocd, netbox may fill .* Raise storage\.dataSizeLimit to at least 256Mi .*or lower storage\.resultDiskCapMiB/],
-      [['storage.resultDiskCapMiB=1024'], /storage\.dataSizeLimit \(512Mi\) is smaller than storage\.resultDiskCapMiB \(1024 MiB\)/],
-      [['storage.dataSizeLimit=268435455'], /storage\.dataSizeLimit \(268435455\) is smaller than storage\.resultDiskCapMiB/],
+      [
+        ['storage.dataSizeLimit=256Mi'],
+        /storage\.dataSizeLimit \(256Mi\) is smaller than what the result store of argocd, netbox may hold on it: storage\.resultDiskCapMiB \(256 MiB\) plus the result being written before the oldest go \(64 MiB\) plus the NetBox agent's sessions \(8 MiB\), 328 MiB in all\..* raise storage\.dataSizeLimit to at least 328Mi, or lower storage\.resultDiskCapMiB/,
+      ],
+      [['storage.resultDiskCapMiB=1024'], /storage\.dataSizeLimit \(512Mi\) is smaller than .*storage\.resultDiskCapMiB \(1024 MiB\)/],
+      [['storage.dataSizeLimit=343932927'], /storage\.dataSizeLimit \(343932927\) is smaller than/],
+      // Without NetBox, no sessions: a 10 MiB cap needs 20 MiB.
+      [['netbox.enabled=false', 'storage.resultDiskCapMiB=10', 'storage.dataSizeLimit=19Mi'], /argocd may hold on it: storage\.resultDiskCapMiB \(10 MiB\) plus the result being written before the oldest go \(10 MiB\), 20 MiB in all/],
       // An agent calling its MCP server spills nothing itself; the MCP server does.
-      [['argocd.enabled=false', 'netbox.url=http://netbox:8000', 'netboxMcp.enabled=true', 'storage.dataSizeLimit=100M'], /the result store of netboxMcp may fill/],
+      [['argocd.enabled=false', 'netbox.url=http://netbox:8000', 'netboxMcp.enabled=true', 'storage.dataSizeLimit=100M'], /the result store of netboxMcp may hold/],
       [['storage.dataSizeLimit=0'], /storage\.dataSizeLimit is 0, which is zero/],
       [['storage.tmpSizeLimit=0.0Gi'], /storage\.tmpSizeLimit is 0\.0Gi, which is zero/],
     ];
     // Sizes are strings (a number would render as a float in sizeLimit); the rest as typed.
     for (const [sets, message] of cases) expect(await templateError(sets.flatMap((s) => [s.startsWith('storage.dataSizeLimit') || s.startsWith('storage.tmpSizeLimit') ? '--set-string' : '--set', s])), sets.join(' ')).toMatch(message);
+    await expect(template(['--set', 'netbox.enabled=false', '--set', 'storage.resultDiskCapMiB=10', '--set-string', 'storage.dataSizeLimit=20Mi'])).resolves.toBeDefined();
     // With Redis the results live there, not on the volume.
     await expect(template(['--set', 'redis.url=redis://redis:6379', '--set', 'storage.dataSizeLimit=64Mi'])).resolves.toBeDefined();
     for (const set of ['storage.resultDiskCapMiB=0', 'storage.resultDiskCapMiB=1048577', 'storage.dataSizeLimit=1K', 'storage.dataSizeLimit=1GB']) {
@@ -893,6 +900,10 @@ describe('chart specifics', () => {
       [monitor('0s', '0s'), /serviceMonitor\.interval is 0s, which is zero/],
     ];
     for (const [args, message] of cases) expect(await templateError(args), args.join(' ')).toMatch(message);
+    // Prometheus (and the ServiceMonitor CRD) read units in order, each once: the schema refuses anything else.
+    for (const [interval, timeout] of [['30s1m', '10s'], ['1m1m', '10s'], ['30s', '10sec']] as const) {
+      expect(await templateError(monitor(interval, timeout)), `${interval} ${timeout}`).toMatch(/schema/);
+    }
     // Off, the ServiceMonitor's values are not checked.
     await expect(template(['--set', 'serviceMonitor.scrapeTimeout=5m'])).resolves.toBeDefined();
   });
