@@ -6,7 +6,7 @@ import { APPLICATION_LIST_FIELDS } from '@flotilla/agent-argocd';
 import { measureToolResult, type BoundedToolResult } from '@flotilla/bounded-tools';
 import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
 import type { TokenCounter } from '@flotilla/tokens';
-import { rssOf, spawnUntilListening } from './process.js';
+import { cpuMsOf, rssOf, spawnUntilListening } from './process.js';
 
 export interface ArgoBenchRow {
   readonly applications: number;
@@ -20,6 +20,8 @@ export interface ArgoBenchRow {
   readonly itemsPaged: number;
   readonly peakRssMiB: number;
   readonly baselineRssMiB: number;
+  /** CPU (user + system) of the MCP server per tool call while the clients list and page. */
+  readonly cpuMsPerCall: number;
   readonly seconds: number;
 }
 
@@ -69,10 +71,11 @@ export async function benchArgoCd(options: ArgoBenchOptions): Promise<ArgoBenchR
     const baseline = await rssOf(pid);
     for (let i = 0; i < options.clients; i += 1) {
       const client = new Client({ name: `bench-${i}`, version: '0.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+      await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', mcpUrl)));
       clients.push(client);
     }
     sim.resetStats();
+    const cpuBefore = await cpuMsOf(pid);
     const started = performance.now();
     let toolCalls = 0;
     let largest = 0;
@@ -104,6 +107,7 @@ export async function benchArgoCd(options: ArgoBenchOptions): Promise<ArgoBenchR
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpuMsPerCall = ((await cpuMsOf(pid)) - cpuBefore) / Math.max(1, toolCalls);
     const stats = sim.stats();
     const rss = await rssOf(pid);
     return {
@@ -118,6 +122,7 @@ export async function benchArgoCd(options: ArgoBenchOptions): Promise<ArgoBenchR
       itemsPaged,
       peakRssMiB: rss.peak,
       baselineRssMiB: baseline.now,
+      cpuMsPerCall,
       seconds,
     };
   } finally {

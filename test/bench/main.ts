@@ -6,6 +6,7 @@ import { benchA2A } from './a2a.js';
 import { benchAnswers, formatAnswers } from './answers.js';
 import { benchArgoCd, type ArgoBenchRow } from './argocd.js';
 import { benchHostile, formatHostile } from './hostile.js';
+import { benchLean, formatLean } from './lean.js';
 import { benchTokens, ONE_LETTER_GOAL_MS } from './tokens.js';
 import { benchHybrid, formatHybridBench } from './hybrid.js';
 import { benchLlm, formatLlmBench } from './llm.js';
@@ -15,7 +16,8 @@ import { benchSupervisorHop } from './supervisor.js';
 
 const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results
                     --container-memory-mib 256 --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
-                    --suites netbox,supervisor,argocd,a2a,llm,hybrid,answers,soak,hostile --netbox-latency-ms 20
+                    --suites netbox,supervisor,argocd,a2a,llm,hybrid,answers,soak,hostile,lean --netbox-latency-ms 20
+                    --cli <another build's packages/cli/dist/main.js, for a before/after>
                     --hostile-heap-mib 384
                     --soak-questions 1000 --soak-clients 20 --soak-applications 10000]
 
@@ -62,6 +64,12 @@ results, 350 messages with 900 KB contextIds, one message of 60,000 parts, 200 c
 conversation; and token counting of pathological text (1 MB of one letter: goal under 100 ms). For each: the answer,
 the time, the peak RSS (goal: under the heap) and the longest /healthz round trip meanwhile. Writes <out>/hostile.json.
 
+Lean (issue 19, about two minutes): each piece's idle RSS in its own process with Node's default flags and no
+--local (goal <= 100 MiB); an Argo CD MCP server's peak RSS while 10 clients page all of 10,000 applications (goal
+<= 200 MiB, default flags) and its CPU per tool call, each a page of at most 2,000 tokens (goal <= 3 ms); a cached
+rules answer ("${'which apps are out of sync in prod'}") at 50 concurrent A2A clients, 1,000 requests (goal p99 <= 100 ms
+and >= 500 answers/s). --cli measures another build the same way. Writes <out>/lean.json.
+
 Supervisor: the hop's overhead, the NetBox agent asked directly and through the supervisor (each its own
 process), at --a2a-concurrency levels with --a2a-requests each. Writes <out>/supervisor.json.
 
@@ -91,12 +99,13 @@ async function main(): Promise<void> {
       'server-node-args': { type: 'string', default: '' },
       'a2a-concurrency': { type: 'string', default: '10,50' },
       'a2a-requests': { type: 'string', default: '200' },
-      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a,llm,hybrid,answers,soak,hostile' },
+      suites: { type: 'string', default: 'netbox,supervisor,argocd,a2a,llm,hybrid,answers,soak,hostile,lean' },
       'hostile-heap-mib': { type: 'string', default: '384' },
       'soak-questions': { type: 'string', default: String(SOAK_DEFAULTS.questions) },
       'soak-clients': { type: 'string', default: String(SOAK_DEFAULTS.clients) },
       'soak-applications': { type: 'string', default: String(SOAK_DEFAULTS.applications) },
       'netbox-latency-ms': { type: 'string', default: '20' },
+      cli: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -105,10 +114,10 @@ async function main(): Promise<void> {
     return;
   }
   const suites = new Set(values.suites.split(','));
-  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a', 'llm', 'hybrid', 'answers', 'soak', 'hostile'].includes(s));
+  const unknownSuites = [...suites].filter((s) => !['netbox', 'supervisor', 'argocd', 'a2a', 'llm', 'hybrid', 'answers', 'soak', 'hostile', 'lean'].includes(s));
   const latencyMs = Number(values['netbox-latency-ms']);
   if (unknownSuites.length > 0 || !Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 5_000) {
-    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a, llm, hybrid, answers, soak, hostile (comma-separated); --netbox-latency-ms 0-5000\n');
+    process.stderr.write('bench: --suites takes netbox, supervisor, argocd, a2a, llm, hybrid, answers, soak, hostile, lean (comma-separated); --netbox-latency-ms 0-5000\n');
     process.exitCode = 2;
     return;
   }
@@ -163,7 +172,13 @@ async function main(): Promise<void> {
     await writeFile(`${values.out}/answers.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...answers }, null, 2)}\n`);
     process.stdout.write(`Wrote ${values.out}/answers.json\n\n`);
   }
-  const cliPath = fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
+  const cliPath = values.cli ?? fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
+  if (suites.has('lean')) {
+    const lean = await benchLean({ cli: cliPath, progress: (line) => process.stdout.write(line) });
+    process.stdout.write(formatLean(lean, markdown));
+    await writeFile(`${values.out}/lean.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...lean }, null, 2)}\n`);
+    process.stdout.write(`Wrote ${values.out}/lean.json\n\n`);
+  }
   if (suites.has('supervisor')) {
     const levels = values['a2a-concurrency'].split(',').map(Number);
     const requests = Number(values['a2a-requests']);

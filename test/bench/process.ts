@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-/** Starts `node <args>` and waits (30 s at most) for the pino log line with `msg` that carries a `url`. */
+/** Starts `node <args>` and waits (30 s at most) for the pino log line with `msg` that carries a `url` (or a `listen` address). */
 export async function spawnUntilListening(args: readonly string[], msg: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
@@ -10,10 +10,12 @@ export async function spawnUntilListening(args: readonly string[], msg: string):
     child.once('exit', (code) => reject(new Error(`the process exited with ${String(code)} before "${msg}"`)));
     lines.on('line', (line) => {
       try {
-        const entry = JSON.parse(line) as { url?: string; msg?: string };
-        if (entry.msg === msg && typeof entry.url === 'string') {
+        const entry = JSON.parse(line) as { url?: string; listen?: string; msg?: string };
+        // Agents log the URL they advertise; MCP servers the address they bound (`listen`, host:port).
+        const url = typeof entry.url === 'string' ? entry.url : typeof entry.listen === 'string' ? `http://${entry.listen.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}` : undefined;
+        if (entry.msg === msg && url !== undefined) {
           clearTimeout(timer);
-          resolveUrl(entry.url);
+          resolveUrl(url);
         }
       } catch {
         // not a log line
@@ -30,3 +32,13 @@ export async function rssOf(pid: number): Promise<{ peak: number; now: number }>
   const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 'NaN');
   return { peak: kib('VmHWM') / 1024, now: kib('VmRSS') / 1024 };
 }
+
+/** CPU time (user + system) a process has used, in ms, from /proc (Linux). */
+export async function cpuMsOf(pid: number): Promise<number> {
+  const stat = await (await import('node:fs/promises')).readFile(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces, inside parentheses): utime is the 14th field, stime the 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+}
+

@@ -58,6 +58,16 @@ export const METRIC = {
 } as const;
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 
+/** Process metrics prom-client's default collectors export on every piece (`createMetrics({ defaultMetrics: true })`). */
+export const PROCESS_METRIC = {
+  residentMemory: 'process_resident_memory_bytes',
+  heapUsed: 'nodejs_heap_size_used_bytes',
+  externalMemory: 'nodejs_external_memory_bytes',
+  cpuSeconds: 'process_cpu_seconds_total',
+  eventLoopLag: 'nodejs_eventloop_lag_seconds',
+  eventLoopLagP99: 'nodejs_eventloop_lag_p99_seconds',
+} as const;
+
 export const LABEL = {
   tool: 'tool',
   outcome: 'outcome',

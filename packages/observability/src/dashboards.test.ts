@@ -30,7 +30,8 @@ function asPrometheusSees(expr: string): string {
 
 /** Series names each Flotilla metric exposes, from the real registry (histograms: _bucket, _sum, _count). */
 async function exposedFlotillaSeries(): Promise<Set<string>> {
-  const registry = createMetrics().registry;
+  // The process metrics (prom-client's default collectors) too: every piece exports them.
+  const registry = createMetrics({ defaultMetrics: true }).registry;
   createSlackMetrics(registry);
   const metrics = await registry.getMetricsAsJSON();
   const names = metrics.flatMap((m) => (String(m.type) === 'histogram' ? [`${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name]));
@@ -52,7 +53,7 @@ describe('the overview dashboard', () => {
 
   it('has the panels the operators asked for', () => {
     const titles = overviewRows().flatMap((r) => r.panels.map((p) => p.title.toLowerCase()));
-    for (const wanted of ['memory working set and limit', 'oom kills and restarts', 'tokens, p95 and max', 'raw tool result size', 'spills and budget truncations', 'limitations detected', 'limitation strategies', 'upstream requests by outcome', '429', 'a2a turns', 'a2a failed', 'p50 and p99', 'supervisor delegations', 'memory guard state', 'share of limit (memory guard)', 'a2a requests refused', 'circuit state', 'failed fast', 'domain agents as the supervisor sees them', 'failed delegations', 'slack events', 'unanswered share', 'time to answer in slack', 'slack api failures', 'questions in flight']) {
+    for (const wanted of ['memory working set and limit', 'oom kills and restarts', 'tokens, p95 and max', 'raw tool result size', 'spills and budget truncations', 'limitations detected', 'limitation strategies', 'upstream requests by outcome', '429', 'a2a turns', 'a2a failed', 'p50 and p99', 'supervisor delegations', 'memory guard state', 'share of limit (memory guard)', 'a2a requests refused', 'circuit state', 'failed fast', 'domain agents as the supervisor sees them', 'failed delegations', 'slack events', 'unanswered share', 'time to answer in slack', 'slack api failures', 'questions in flight', 'process rss', 'event-loop lag p99']) {
       expect(titles.some((t) => t.includes(wanted)), wanted).toBe(true);
     }
   });

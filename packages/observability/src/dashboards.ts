@@ -32,9 +32,9 @@ import {
 import { DataqueryBuilder } from '@grafana/grafana-foundation-sdk/prometheus';
 import { PanelBuilder as StateTimelinePanelBuilder } from '@grafana/grafana-foundation-sdk/statetimeline';
 import { PanelBuilder } from '@grafana/grafana-foundation-sdk/timeseries';
-import { LABEL, METRIC, RAW_RESULT_ALERT_BYTES } from '@flotilla/metrics';
+import { LABEL, METRIC, PROCESS_METRIC, RAW_RESULT_ALERT_BYTES } from '@flotilla/metrics';
 import { A2A_LATENCY_QUANTILE, alertNamed, type AlertName } from './alerts.js';
-import { quantile, re, selector, sumBy, type Matcher } from './promql.js';
+import { maxBy, quantile, re, selector, sumBy, type Matcher } from './promql.js';
 import {
   A2A_UNAUTHORIZED,
   AGENT_STATE_ORDER,
@@ -239,6 +239,16 @@ export function overviewRows(): DashboardRow[] {
           unit: 'percentunit',
           queries: [{ expr: memoryShareOfLimit(ns), legend: container }],
           thresholds: [alertLine('FlotillaMemoryHigh', 'orange'), alertLine('FlotillaMemoryCritical', 'red')],
+        },
+        {
+          title: 'Process RSS, heap and external memory, per pod',
+          description: 'What each Flotilla process holds, as it reports it (prom-client): resident set, V8 heap used, and memory outside the heap (buffers). An idle agent or MCP server holds under 100 MiB; a heap far below the RSS points at buffers or native memory.',
+          unit: 'bytes',
+          queries: [
+            { expr: maxBy([KUBE_LABEL.pod], selector(PROCESS_METRIC.residentMemory, ns)), legend: `RSS {{${KUBE_LABEL.pod}}}` },
+            { expr: maxBy([KUBE_LABEL.pod], selector(PROCESS_METRIC.heapUsed, ns)), legend: `heap used {{${KUBE_LABEL.pod}}}` },
+            { expr: maxBy([KUBE_LABEL.pod], selector(PROCESS_METRIC.externalMemory, ns)), legend: `external {{${KUBE_LABEL.pod}}}` },
+          ],
         },
         {
           title: 'OOM kills and restarts',
@@ -494,6 +504,15 @@ export function overviewRows(): DashboardRow[] {
           unit: 's',
           queries: [{ expr: eventLoopLagMax(w, ns), legend: `{{${KUBE_LABEL.pod}}}` }],
           thresholds: [alertLine('FlotillaEventLoopBlocked', 'orange')],
+        },
+        {
+          title: 'Event-loop lag p99 and CPU, per process',
+          description: 'prom-client\'s event-loop delay (p99 since the last scrape) and the CPU each process uses (cores); a cached answer should cost well under a millisecond of CPU, a page of a tool result a few.',
+          unit: 's',
+          queries: [
+            { expr: maxBy([KUBE_LABEL.pod], selector(PROCESS_METRIC.eventLoopLagP99, ns)), legend: `lag p99 {{${KUBE_LABEL.pod}}}` },
+            { expr: sumBy([KUBE_LABEL.pod], `rate(${selector(PROCESS_METRIC.cpuSeconds, ns)}[${w}])`), legend: `CPU cores {{${KUBE_LABEL.pod}}}` },
+          ],
         },
         {
           kind: 'state-timeline',
