@@ -1,3 +1,4 @@
+import { checkWire, WIRE, type WireFindings } from './conversation-wire.js';
 import { LIST_ALL_QUESTIONS, listAllScript } from './list-all-script.js';
 import { performance } from 'node:perf_hooks';
 import { CapabilityIndex } from '@flotilla/agent-kit';
@@ -8,7 +9,7 @@ import { CONTEXT_DEFAULTS, countRequest, fitRequest, type ContextBudget, type Co
 import { silentLogger } from '@flotilla/core';
 import { contextBudgetFor, createChatModel, createLlmAgent, META_TOOLS, systemPrompt } from '@flotilla/llm';
 import { createMetrics, TRIM_KINDS, type TrimKind } from '@flotilla/metrics';
-import { createRng, generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, startFakeOpenAi, startNetBoxSimulator } from '@flotilla/simulators';
+import { createRng, generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, startFakeAnthropic, startFakeOpenAi, startNetBoxSimulator } from '@flotilla/simulators';
 import type { TokenCounter } from '@flotilla/tokens';
 import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 
@@ -40,6 +41,7 @@ export interface TurnRow {
 }
 
 export interface ConversationRun {
+  readonly provider: ConversationProvider;
   readonly maxContextTokens: number;
   readonly turns: readonly TurnRow[];
   readonly requests: number;
@@ -48,6 +50,8 @@ export interface ConversationRun {
   /** Requests that needed each kind of trimming (flotilla_context_trims_total) and the tokens it saved. */
   readonly trims: Readonly<Record<TrimKind, number>>;
   readonly tokensSaved: Readonly<Record<TrimKind, number>>;
+  /** The acceptance properties, read from what the fake server received (each count of what must not happen: 0). */
+  readonly wire: WireFindings;
   readonly seconds: number;
 }
 
@@ -84,8 +88,17 @@ const ARGO_TOKEN = 'bench-llm-argocd-token';
 const NETBOX_TOKEN = 'bench-llm-netbox-token-0123456789';
 const KEY = 'sk-bench-llm';
 const TURNS = 50;
-/** The acceptance test's window (test/llm/conversation.test.ts), and a large one for comparison. */
-const CONVERSATION_WINDOWS = [16_000, 128_000] as const;
+type ConversationProvider = 'openai' | 'anthropic';
+/**
+ * The 50-turn conversations (issue 7's acceptance runs; test/llm/conversation.test.ts checks the same properties on
+ * a 10-turn one): a small window through both providers' wire formats, and a large one for comparison.
+ */
+const CONVERSATIONS: readonly { readonly provider: ConversationProvider; readonly maxContextTokens: number }[] = [
+  { provider: 'openai', maxContextTokens: 16_000 },
+  { provider: 'openai', maxContextTokens: 128_000 },
+  { provider: 'anthropic', maxContextTokens: 16_000 },
+];
+const FAKE_LLM = { openai: startFakeOpenAi, anthropic: startFakeAnthropic } as const;
 const CONVERSATION_BUDGET: Omit<ContextBudget, 'maxContextTokens'> = {
   reservedOutputTokens: 1_000,
   minMessagesToKeep: 4,
@@ -139,21 +152,26 @@ function sessionStart(counter: TokenCounter, agent: SessionStartRow['agent'], pr
   };
 }
 
-async function conversation(counter: TokenCounter, mcp: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>['client'], index: CapabilityIndex, maxContextTokens: number): Promise<ConversationRun> {
+async function conversation(
+  counter: TokenCounter,
+  mcp: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>['client'],
+  index: CapabilityIndex,
+  { provider, maxContextTokens }: (typeof CONVERSATIONS)[number],
+): Promise<ConversationRun> {
   const budget: ContextBudget = { ...CONVERSATION_BUDGET, maxContextTokens };
   // The server refuses any prompt over the window, as the real APIs do.
-  const llm = await startFakeOpenAi({ apiKey: KEY, script: listAllScript, contextWindow: maxContextTokens });
+  const llm = await FAKE_LLM[provider]({ apiKey: KEY, script: listAllScript, contextWindow: maxContextTokens });
   const metrics = createMetrics();
   const started = performance.now();
   try {
-    const chat = createChatModel({ llmProvider: 'openai', llmModel: undefined, llmBaseUrl: llm.baseUrl, llmApiKey: KEY }, { maxOutputTokens: budget.reservedOutputTokens, maxRetries: 0 });
+    const chat = createChatModel({ llmProvider: provider, llmModel: undefined, llmBaseUrl: llm.baseUrl, llmApiKey: KEY }, { maxOutputTokens: budget.reservedOutputTokens, maxRetries: 0 });
     if (chat === undefined) throw new Error('bench llm: no chat model');
     const agent = createLlmAgent({ agent: 'argocd', chat, mcp, index, prompt: ARGOCD_PROMPT, discovery: 'index', budget, counter, metrics });
     const turns: TurnRow[] = [];
     let failedTurns = 0;
     for (let turn = 0; turn < TURNS; turn += 1) {
       const before = llm.requests.length;
-      const answer = await agent.ask(LIST_ALL_QUESTIONS[turn % LIST_ALL_QUESTIONS.length] ?? '', `bench-${maxContextTokens}`);
+      const answer = await agent.ask(LIST_ALL_QUESTIONS[turn % LIST_ALL_QUESTIONS.length] ?? '', `bench-${provider}-${maxContextTokens}`);
       if (answer.error !== undefined) failedTurns += 1;
       const mine = llm.requests.slice(before).map((r) => r.promptTokens);
       turns.push({ turn: turn + 1, requests: mine.length, sumPromptTokens: mine.reduce((a, b) => a + b, 0), maxPromptTokens: Math.max(0, ...mine), agentMaxRequestTokens: answer.maxRequestTokens });
@@ -169,6 +187,7 @@ async function conversation(counter: TokenCounter, mcp: Awaited<ReturnType<typeo
       return out;
     };
     return {
+      provider,
       maxContextTokens,
       turns,
       requests: all.length,
@@ -176,6 +195,7 @@ async function conversation(counter: TokenCounter, mcp: Awaited<ReturnType<typeo
       promptTokens: { min: all[0] ?? 0, median: median(all), max: all[all.length - 1] ?? 0, total: all.reduce((a, b) => a + b, 0) },
       trims: await byKind(metrics.contextTrims),
       tokensSaved: await byKind(metrics.contextTokensSaved),
+      wire: checkWire(llm.requests, WIRE[provider], { counter, budget, toolBudgetTokens: LIMITS.budgetDefault }),
       seconds,
     };
   } finally {
@@ -283,10 +303,13 @@ function timeFit(counter: TokenCounter, request: ContextRequest, maxContextToken
   };
 }
 
+const PROVIDER_NAME: Readonly<Record<ConversationProvider, string>> = { openai: 'OpenAI', anthropic: 'Anthropic' };
+
 /**
  * Issue 7's context economy: tokens at session start with the full catalog bound versus the capability index, the
- * prompt tokens per turn of a 50-turn list-everything conversation through a fake OpenAI server (its own counts),
- * and the CPU time of fitting a 200-message history to 8k, 32k and 128k windows.
+ * prompt tokens per turn of 50-turn list-everything conversations through fake OpenAI and Anthropic servers (their
+ * own counts) with the acceptance properties checked on what they received, and the CPU time of fitting a
+ * 200-message history to 8k, 32k and 128k windows.
  */
 export async function benchLlm(options: { readonly counter: TokenCounter; readonly progress?: (line: string) => void }): Promise<LlmBenchResult> {
   const { counter } = options;
@@ -310,9 +333,9 @@ export async function benchLlm(options: { readonly counter: TokenCounter; readon
     const start = [sessionStart(counter, 'Argo CD', ARGOCD_PROMPT, argoIndex), sessionStart(counter, 'NetBox', NETBOX_PROMPT, netboxIndex)];
 
     const runs: ConversationRun[] = [];
-    for (const window of CONVERSATION_WINDOWS) {
-      progress(`llm: ${TURNS}-turn conversation through the fake OpenAI server, MAX_CONTEXT_TOKENS ${window.toLocaleString('en-US')}...\n`);
-      runs.push(await conversation(counter, argo.client, argoIndex, window));
+    for (const run of CONVERSATIONS) {
+      progress(`llm: ${TURNS}-turn conversation through the fake ${PROVIDER_NAME[run.provider]} server, MAX_CONTEXT_TOKENS ${run.maxContextTokens.toLocaleString('en-US')}...\n`);
+      runs.push(await conversation(counter, argo.client, argoIndex, run));
     }
 
     progress(`llm: fitting a ${HISTORY_UNITS * 4}-message history, ${TRIM_MIN_RUNS}-${TRIM_RUNS} runs per window (${TRIM_SECONDS} s) after ${TRIM_WARMUPS} warm-ups...\n`);
@@ -362,41 +385,58 @@ export function formatLlmBench(result: LlmBenchResult, markdown: Markdown): stri
         `loaded: ${r.loaded1.tools.join(', ')} / ${r.loaded3.tools.join(', ')}.\n`,
     );
   }
-  const [small, large] = result.conversation.runs;
-  if (small !== undefined && large !== undefined) {
-    const w = (run: ConversationRun): string => `${Math.round(run.maxContextTokens / 1000)}k`;
+  const runs = result.conversation.runs;
+  if (runs.length > 0) {
+    const label = (run: ConversationRun): string => `${PROVIDER_NAME[run.provider]} ${Math.round(run.maxContextTokens / 1000)}k`;
     const picks = [1, 2, 5, 10, 20, 30, 40, 50];
     const cell = (run: ConversationRun, turn: number): TurnRow | undefined => run.turns.find((t) => t.turn === turn);
     out.push(
-      `\nPrompt tokens per turn, ${result.conversation.turns}-turn list-everything conversation (Argo CD tools, index discovery, fake OpenAI's own counts):\n${markdown(
-        ['turn', 'requests', `${w(small)}: sum`, `${w(small)}: max`, `${w(large)}: sum`, `${w(large)}: max`],
+      `\nPrompt tokens per turn, ${result.conversation.turns}-turn list-everything conversations (Argo CD tools, index discovery, each fake server's own counts; requests per turn, sum, max):\n${markdown(
+        ['turn', ...runs.map(label)],
         [
-          ...picks.map((turn) => [
-            String(turn),
-            String(cell(small, turn)?.requests ?? '-'),
-            n(cell(small, turn)?.sumPromptTokens ?? 0),
-            n(cell(small, turn)?.maxPromptTokens ?? 0),
-            n(cell(large, turn)?.sumPromptTokens ?? 0),
-            n(cell(large, turn)?.maxPromptTokens ?? 0),
-          ]),
-          ['all', `${small.requests}/${large.requests}`, `total ${n(small.promptTokens.total)}`, '', `total ${n(large.promptTokens.total)}`, ''],
+          ...picks.map((turn) => [String(turn), ...runs.map((run) => `${cell(run, turn)?.requests ?? '-'}: ${n(cell(run, turn)?.sumPromptTokens ?? 0)}, ${n(cell(run, turn)?.maxPromptTokens ?? 0)}`)]),
+          ['all', ...runs.map((run) => `${run.requests}: total ${n(run.promptTokens.total)}`)],
         ],
       )}`,
     );
     out.push(
       `\n${markdown(
-        ['window', 'requests', 'min', 'median', 'max', 'total', 'failed turns', 'seconds'],
-        [small, large].map((run) => [n(run.maxContextTokens), String(run.requests), n(run.promptTokens.min), n(run.promptTokens.median), n(run.promptTokens.max), n(run.promptTokens.total), String(run.failedTurns), run.seconds.toFixed(1)]),
+        ['conversation', 'requests', 'min', 'median', 'max', 'total', 'failed turns', 'seconds'],
+        runs.map((run) => [label(run), String(run.requests), n(run.promptTokens.min), n(run.promptTokens.median), n(run.promptTokens.max), n(run.promptTokens.total), String(run.failedTurns), run.seconds.toFixed(1)]),
       )}`,
     );
     out.push(
       `\nTrimming (requests trimmed, tokens saved; flotilla_context_trims_total / flotilla_context_tokens_saved_total):\n${markdown(
-        ['window', ...TRIM_KINDS],
-        [small, large].map((run) => [n(run.maxContextTokens), ...TRIM_KINDS.map((k) => `${run.trims[k]} / ${n(run.tokensSaved[k])}`)]),
+        ['conversation', ...TRIM_KINDS],
+        runs.map((run) => [label(run), ...TRIM_KINDS.map((k) => `${run.trims[k]} / ${n(run.tokensSaved[k])}`)]),
       )}`,
     );
-    const saved = 1 - small.promptTokens.total / large.promptTokens.total;
-    out.push(`The ${w(small)} window sent ${(100 * saved).toFixed(1)}% fewer prompt tokens over the conversation than the ${w(large)} one (${n(small.promptTokens.total)} vs ${n(large.promptTokens.total)}).\n`);
+    out.push(
+      `\nOn the wire (what each fake server received; the columns marked 0 must be 0):\n${markdown(
+        ['conversation', 'requests', 'failed (0)', 'over the window (0)', 'largest prompt', 'tool messages', 'over the tool budget (0)', 'largest tool message', 'calls without results (0)', 'LLM summaries', 'summaries with tool results (0)'],
+        runs.map((run) => [
+          label(run),
+          String(run.wire.requests),
+          String(run.wire.failedRequests),
+          String(run.wire.requestsOverBudget),
+          n(run.wire.largestPromptTokens),
+          n(run.wire.toolMessages),
+          String(run.wire.toolMessagesOverBudget),
+          n(run.wire.largestToolMessageTokens),
+          String(run.wire.requestsWithBrokenPairs),
+          String(run.wire.summaryRequests),
+          String(run.wire.summaryRequestsWithToolResults),
+        ]),
+      )}`,
+    );
+    const broken = runs.filter(({ wire: w }) => w.failedRequests + w.requestsOverBudget + w.toolMessagesOverBudget + w.requestsWithBrokenPairs + w.summaryRequestsWithToolResults > 0 || w.toolMessages <= result.conversation.turns);
+    out.push(broken.length === 0 ? 'Every conversation held every property.\n' : `PROPERTIES BROKEN in ${broken.map(label).join(', ')}: see the zero columns above.\n`);
+    const small = runs.find((r) => r.provider === 'openai' && r.maxContextTokens === 16_000);
+    const large = runs.find((r) => r.provider === 'openai' && r.maxContextTokens === 128_000);
+    if (small !== undefined && large !== undefined) {
+      const saved = 1 - small.promptTokens.total / large.promptTokens.total;
+      out.push(`The ${label(small)} window sent ${(100 * saved).toFixed(1)}% fewer prompt tokens over the conversation than the ${label(large)} one (${n(small.promptTokens.total)} vs ${n(large.promptTokens.total)}).\n`);
+    }
   }
   const t = result.trimming;
   out.push(

@@ -161,7 +161,7 @@ describe('NetBox rate limits (429 storms)', () => {
       await tools.close();
       await limited.close();
     }
-  }, 30_000);
+  });
 
   it('when the rate limit cannot be waited out, the agent answers with what it read and says it stopped early', async () => {
     const limited = await startNetBoxSimulator({ token: TOKEN, estate, rateLimit: { requestsPerSecond: 1, burst: 3 } });
@@ -179,7 +179,7 @@ describe('NetBox rate limits (429 storms)', () => {
       await tools.close();
       await limited.close();
     }
-  }, 30_000);
+  });
 
   it('when even waiting would take too long, the agent reads nothing and offers the options (graceful fallback)', async () => {
     const { tools } = await toolsAgainst(false, sim);

@@ -169,7 +169,9 @@ describe('Slack bot: questions and answers in threads', () => {
     const button = withButtons?.blocks.find((b) => b.type === 'actions')?.elements?.find((e) => e.value === 'next batch');
     expect(withButtons).toBeDefined();
     expect(button?.action_id).toMatch(/^flotilla_option_\d+$/);
-    const started = Date.now();
+    // Slack wants the press acknowledged within 3 s: the bot acknowledges before any work, so the 200 comes while
+    // the turn's first Slack call (its progress message) is still held.
+    const release = fake.holdNext('chat.postMessage');
     const res = await postToSlackEndpoint(
       bot.url,
       buttonPressBody({ team: TEAM, user: 'UBOB', channel: CHANNEL, messageTs: withButtons?.ts ?? '', threadTs: thread, actionId: button?.action_id ?? '', value: button?.value ?? '', label: 'Next batch' }),
@@ -177,7 +179,7 @@ describe('Slack bot: questions and answers in threads', () => {
       { secret: SECRET },
     );
     expect(res.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(3000); // acknowledged within Slack's 3 seconds
+    release();
     await answerIn(thread, /Batch 2 of \d+/);
   });
 

@@ -1,5 +1,5 @@
 export { staticAgentSource, type AgentEndpoint, type AgentSource, type EndpointChange } from './discovery/types.js';
-export { kubernetesAgentSource, endpointOf, DISCOVERY_LABEL, URL_ANNOTATION, PORT_NAME, type KubernetesSourceOptions } from './discovery/kubernetes.js';
+// Discovery from Kubernetes is `@flotilla/agent-supervisor/kubernetes`: its client is loaded only by a supervisor that discovers.
 export { AgentRegistry, REGISTRY_LIMITS, boundedFetch, clientFactory, foreignInterfaces, unreachableReason, CardError, type RegisteredAgent, type SkillView, type AgentCredentials, type RegistryOptions } from './registry.js';
 export { route, words, vocabulary, score, clauses, isFollowUp, ROUTING, type RoutingDecision, type RoutableAgent } from './routing.js';
 export { delegate, type DelegationRequest, type DelegationResult } from './delegate.js';

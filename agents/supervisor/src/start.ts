@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { KubeConfig } from '@kubernetes/client-node';
 import { A2A_SERVER_SETTINGS, abortedOutcome, redisConversationLock, startA2AGate, startA2AServer, type AgentDescription, type RunningA2AServer } from '@flotilla/agent-kit';
 import { BooleanFlagSchema, boundedInt, FlotillaError, HostSchema, LogLevelSchema, PortSchema, redactUrl, urlHasUserinfo, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, zeroAgentSeries, type FlotillaMetrics } from '@flotilla/metrics';
 import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
 import { loadTokenCounter } from '@flotilla/tokens';
-import { DISCOVERY_LABEL, kubernetesAgentSource } from './discovery/kubernetes.js';
 import { staticAgentSource, type AgentSource } from './discovery/types.js';
 import { AgentRegistry, REGISTRY_LIMITS, type AgentCredentials } from './registry.js';
 import { redisConversations, Supervisor, SUPERVISOR_LIMITS } from './supervisor.js';
@@ -52,7 +50,8 @@ export const SUPERVISOR_SETTINGS = {
     flag: 'kubernetes',
     env: 'FLOTILLA_DISCOVER_KUBERNETES',
     schema: BooleanFlagSchema.default(false),
-    help: `Also discover agents from Kubernetes Services labelled ${DISCOVERY_LABEL} (in-cluster config, else ~/.kube/config)`,
+    // The label is discovery's DISCOVERY_LABEL, spelt out: importing it would load the Kubernetes client in every supervisor.
+    help: 'Also discover agents from Kubernetes Services labelled flotilla.io/agent (in-cluster config, else ~/.kube/config)',
     isSwitch: true,
   },
   namespace: { flag: 'namespace', env: 'FLOTILLA_NAMESPACE', schema: z.string().min(1).max(63).optional(), help: 'Namespace to discover agents in (unset: all the token may list)' },
@@ -151,6 +150,8 @@ async function startWith(config: SupervisorConfig, logger: Logger, extraSources:
   }
   const sources: AgentSource[] = [staticAgentSource(config.agents), ...extraSources];
   if (config.kubernetes) {
+    // The Kubernetes client (~50 MiB of RSS once loaded) only when discovery is asked for.
+    const [{ KubeConfig }, { kubernetesAgentSource }] = await Promise.all([import('@kubernetes/client-node'), import('./discovery/kubernetes.js')]);
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromDefault();
     sources.push(kubernetesAgentSource({ kubeConfig, namespace: config.namespace, logger: logger.child({ component: 'discovery' }) }));

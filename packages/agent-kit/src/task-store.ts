@@ -44,6 +44,77 @@ interface Entry {
 
 const STORE = { store: 'task' } as const;
 const sizeOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+
+/**
+ * A string JSON writes as it is, quoted: no quote, backslash or control character (escaped), and no surrogate (a lone
+ * one is escaped too). Built from a string: the control range would read as a mistake in a literal.
+ */
+const PLAIN_JSON_STRING = new RegExp(`^[^"\\\\${String.fromCharCode(0)}-${String.fromCharCode(0x1f)}\\ud800-\\udfff]*$`);
+
+/**
+ * A deep copy of a task and the UTF-8 size of its JSON (what `JSON.stringify` would write), in one walk: the SDK
+ * saves and loads a task three or four times per turn, and structuredClone plus JSON.stringify on each cost more than
+ * the rest of a cached answer. Plain objects and arrays are copied here; anything else (bytes of a raw part) by
+ * structuredClone and measured by JSON.stringify, as before.
+ */
+export function copyMeasured<T>(value: T): { readonly copy: T; readonly bytes: number } {
+  let bytes = 0;
+  const jsonString = (text: string): number => (PLAIN_JSON_STRING.test(text) ? Buffer.byteLength(text, 'utf8') + 2 : Buffer.byteLength(JSON.stringify(text), 'utf8'));
+  const walk = (v: unknown, inArray: boolean): unknown => {
+    switch (typeof v) {
+      case 'string':
+        bytes += jsonString(v);
+        return v;
+      case 'number':
+        bytes += Number.isFinite(v) ? String(v).length : 4;
+        return v;
+      case 'boolean':
+        bytes += v ? 4 : 5;
+        return v;
+      case 'undefined':
+      case 'function':
+      case 'symbol':
+        // Dropped from an object (its key too, counted by the caller); null in an array.
+        if (inArray) bytes += 4;
+        return v;
+      case 'bigint':
+        bytes += String(v).length;
+        return v;
+      case 'object':
+        break;
+    }
+    if (v === null) {
+      bytes += 4;
+      return v;
+    }
+    if (Array.isArray(v)) {
+      const out: unknown[] = new Array<unknown>(v.length);
+      bytes += 2 + Math.max(0, v.length - 1);
+      for (let i = 0; i < v.length; i += 1) out[i] = walk(v[i], true);
+      return out;
+    }
+    const object = v as Record<string, unknown>;
+    const proto: unknown = Object.getPrototypeOf(object);
+    if (proto !== Object.prototype && proto !== null) {
+      bytes += Buffer.byteLength(JSON.stringify(object) ?? 'null', 'utf8');
+      return structuredClone(object);
+    }
+    const out: Record<string, unknown> = {};
+    let written = 0;
+    for (const key of Object.keys(object)) {
+      const item = object[key];
+      const kind = typeof item;
+      out[key] = walk(item, false);
+      if (kind === 'undefined' || kind === 'function' || kind === 'symbol') continue;
+      bytes += jsonString(key) + 1;
+      written += 1;
+    }
+    bytes += 2 + Math.max(0, written - 1);
+    return out;
+  };
+  const copy = walk(value, false) as T;
+  return { copy, bytes };
+}
 /** The time a task's status last changed, for statusTimestampAfter: its status timestamp, else when it was saved. */
 const updatedAt = (entry: Entry): number => {
   const stamp = entry.task.status?.timestamp;
@@ -88,9 +159,9 @@ export class BoundedTaskStore implements TaskStore {
   save(task: Task): Promise<void> {
     const old = this.tasks.get(task.id);
     if (old !== undefined) this.remove(task.id, old);
-    const copy = structuredClone(task);
+    const { copy, bytes } = copyMeasured(task);
     this.seq += 1;
-    this.add(task.id, { task: copy, at: this.now(), bytes: this.fit(copy), seq: this.seq });
+    this.add(task.id, { task: copy, at: this.now(), bytes: bytes <= this.taskMaxBytes ? bytes : this.fit(copy), seq: this.seq });
     this.evict();
     return Promise.resolve();
   }
@@ -102,7 +173,7 @@ export class BoundedTaskStore implements TaskStore {
       this.remove(taskId, entry, 'ttl');
       return Promise.resolve(undefined);
     }
-    return Promise.resolve(structuredClone(entry.task));
+    return Promise.resolve(copyMeasured(entry.task).copy);
   }
 
   list(params: ListRequest): Promise<ListResponse> {
@@ -136,7 +207,7 @@ export class BoundedTaskStore implements TaskStore {
     // not return megabytes of stored answers).
     const history = Math.min(TASK_STORE_LIMITS.listHistoryMax, historyLength ?? 0);
     const tasks = page.map((e) => {
-      const copy = structuredClone(e.task);
+      const { copy } = copyMeasured(e.task);
       copy.history = history === 0 ? [] : copy.history.slice(-history);
       if (params.includeArtifacts !== true) copy.artifacts = [];
       return copy;

@@ -31,7 +31,8 @@ export {
   type SearchOutcome,
   type Matcher,
 } from './search.js';
-export { fitItems, fitObject, ItemCosts, type FitOutcome, type ClippedItem } from './fit.js';
+export { fitItems, fitObject, pageText, PageItems, ITEM_SEPARATOR, PRICED_ITEM_MAX_CHARS, READ_AHEAD_ITEMS, ENVELOPE_CACHE, type FitOutcome, type ClippedItem, type ItemSource, type ItemCosts, type PageEnvelope } from './fit.js';
+export { CostMemo, COST_MEMO_LIMITS, costMemoFor } from './memo.js';
 export {
   createBoundedTools,
   compileFilter,
@@ -43,6 +44,7 @@ export {
   type ObjectPayload,
   type ListPayload,
   type PagePayload,
+  type StoredPagePayload,
   type ToolSpec,
   type ListToolSpec,
   type LoadedList,
@@ -56,11 +58,12 @@ export {
   type PutResultInput,
   type ReadRequest,
   type ReadResponse,
+  type ReadTextsResponse,
 } from './store/types.js';
 export { createMemoryResultStore } from './store/memory-store.js';
 export { createFileResultStore, type FileStoreOptions } from './store/file-store.js';
 export { createRedisResultStore, type RedisStoreOptions } from './store/redis-store.js';
 export type { StoreOptions, StoreLimits } from './store/common.js';
-export { serveMcpOverHttp, connectInProcess, type RunningMcpServer, type McpHttpOptions } from './serve.js';
+export { serveMcpOverHttp, connectInProcess, mcpServerPool, MCP_SERVER_POOL_MAX, type McpServerPool, type RunningMcpServer, type McpHttpOptions } from './serve.js';
 export { MCP_SERVER_SETTINGS, resultStoreCaps, resultStoreFor, type McpServerSettings } from './settings.js';
-export { SNAPSHOT_DEFAULTS, SNAPSHOT_SHAPE, SNAPSHOT_TTL_RANGE, createSnapshotCache, type SnapshotCache, type SnapshotCacheOptions, type SnapshotPage, type SnapshotExtras, type SnapshotListPayload, type SnapshotLoad } from './snapshot.js';
+export { SNAPSHOT_DEFAULTS, SNAPSHOT_SHAPE, SNAPSHOT_TTL_RANGE, createSnapshotCache, type SnapshotCache, type SnapshotCacheOptions, type SnapshotPage, type SnapshotHit, type SnapshotExtras, type SnapshotListPayload, type SnapshotLoad } from './snapshot.js';

@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { FlotillaError, describeError, isFlotillaError, type Logger } from '@flotilla/core';
 import { zeroToolSeries, type FlotillaMetrics, type ToolOutcome } from '@flotilla/metrics';
 import type { TokenCounter } from '@flotilla/tokens';
-import { fitItems, fitObject, ItemCosts } from './fit.js';
+import { fitItems, fitObject, PageItems, type ItemSource, type PageEnvelope } from './fit.js';
 import type { JsonObject, JsonValue } from './json.js';
 import { LIMITS } from './limits.js';
+import { costMemoFor } from './memo.js';
 import { measureToolResult, type BoundedToolResult, type ResourceLinkBlock, type ResultSize } from './measure.js';
 import { computeCounts, encodeCursor, PAGE_SHAPE, queryFingerprint, resolveOffset, type CountKey, type Counts, type PageRequest } from './paging.js';
 import type { SearchOutcome } from './search.js';
-import { SNAPSHOT_SHAPE, snapshotCacheFor, type SnapshotCache, type SnapshotListPayload, type SnapshotPage } from './snapshot.js';
+import { SNAPSHOT_SHAPE, snapshotCacheFor, type SnapshotCache, type SnapshotHit, type SnapshotListPayload } from './snapshot.js';
 import { RESULT_ID_PATTERN, type ResultStore, type StoredResultMeta } from './store/types.js';
 
 export interface BoundedToolsOptions {
@@ -39,7 +40,7 @@ export interface ToolCallContext {
 }
 
 /** What a tool hands back to the kit; the kit pages, measures, fits, spills and renders it. */
-export type ToolPayload = ObjectPayload | ListPayload | PagePayload | SnapshotListPayload;
+export type ToolPayload = ObjectPayload | ListPayload | PagePayload | StoredPagePayload | SnapshotListPayload;
 
 export interface ObjectPayload {
   readonly kind: 'object';
@@ -73,6 +74,20 @@ export interface PagePayload {
   readonly limit: number;
   readonly items: readonly JsonValue[];
   readonly counts?: Counts;
+  readonly notes?: readonly string[];
+  /** The call that fetches the page at `nextOffset`, for next_step. */
+  readonly nextCall: (nextOffset: number) => string;
+}
+
+/**
+ * A page of a stored result, read by the kit itself: only the items the token budget can hold are read (as JSON,
+ * never parsed), and priced from their costs remembered for that result (`CostMemo`).
+ */
+export interface StoredPagePayload {
+  readonly kind: 'stored_page';
+  readonly meta: StoredResultMeta;
+  readonly offset: number;
+  readonly limit: number;
   readonly notes?: readonly string[];
   /** The call that fetches the page at `nextOffset`, for next_step. */
   readonly nextCall: (nextOffset: number) => string;
@@ -161,8 +176,14 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     return factor >= 1 ? configured : Math.max(LIMITS.budgetMin, Math.floor(configured * Math.max(0, factor)));
   };
   const spillThreshold = options.spillThresholdItems ?? LIMITS.spillThresholdItems;
-  /** Exact sizes of results rendered here, so they are not tokenized a second time for metrics. */
-  const known = new WeakMap<BoundedToolResult, ResultSize>();
+  /**
+   * A result with its exact size, counted while fitting, so it is not tokenized a second time for metrics. Carried
+   * beside the result, not in a WeakMap: a long-lived WeakMap keeps every result (and its text) until a major GC.
+   */
+  interface Rendered {
+    readonly result: BoundedToolResult;
+    readonly size: ResultSize;
+  }
   const { counter, store, metrics, server, logger } = options;
   const snapshots = options.snapshots ?? snapshotCacheFor(store, metrics);
   if (snapshots.store !== store) {
@@ -187,19 +208,34 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     size: meta.bytes,
   });
 
+  /** The texts of items [from, to) of a stored result, as a page source. */
+  const storedSource = (meta: StoredResultMeta, offset: number, limit: number): ItemSource => ({
+    length: Math.max(0, Math.min(limit, meta.total_items - offset)),
+    read: async (from, to) =>
+      store.readTexts === undefined
+        ? (await store.read(meta.result_id, { offset: offset + from, limit: to - from })).items.map((item) => JSON.stringify(item))
+        : (await store.readTexts(meta.result_id, offset + from, to - from)).texts,
+  });
+  /** The items of a page of a stored result, priced from the costs remembered for that result. */
+  const storedItems = (meta: StoredResultMeta, source: ItemSource, offset: number): PageItems =>
+    new PageItems(source, counter, costMemoFor(store).of(counter.encoding, meta.result_id, meta.total_items, offset, source.length));
+
   /**
    * A whole list: its page, and for a first page over the spill threshold the stored result too. With `snapshotKey`
    * (a snapshot list just loaded) the stored list is also indexed as the query's snapshot, and a list that has
-   * more pages than this one is stored for them even below the spill threshold.
+   * more pages than this one is stored for them even below the spill threshold. Each item is stringified once: for
+   * the raw-bytes metric, the store and the page alike.
    */
-  async function renderList(tool: string, payload: ListPayload, snapshotKey?: string): Promise<BoundedToolResult> {
+  async function renderList(tool: string, payload: ListPayload, snapshotKey?: string): Promise<Rendered> {
     const fingerprint = queryFingerprint(payload.query);
     const offset = resolveOffset(payload.page, fingerprint);
     const total = payload.items.length;
+    const texts = payload.items.map((item) => JSON.stringify(item));
+    metrics.toolRawResultBytes.observe({ tool }, textsBytes(texts));
     const notes = [...(payload.notes ?? [])];
     const extras = { notes: payload.notes, search: payload.search };
     const put = (): Promise<StoredResultMeta> =>
-      store.put({ tool, item_kind: payload.itemKind, query: payload.query, counts: payload.counts ?? {}, items: payload.items });
+      store.put({ tool, item_kind: payload.itemKind, query: payload.query, counts: payload.counts ?? {}, items: payload.items, texts });
     let stored: StoredResultMeta | undefined;
     if (payload.spill !== false && offset === 0 && total > spillThreshold) {
       try {
@@ -211,14 +247,17 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
         notes.push(`The full result was not stored: ${error.message}. Narrow the filters to page through it.`);
       }
     }
-    const pageItems = payload.items.slice(offset, offset + payload.page.limit);
-    const rendered = renderPage({
+    const source: ItemSource = {
+      length: Math.max(0, Math.min(payload.page.limit, total - offset)),
+      read: (from, to) => Promise.resolve(texts.slice(offset + from, offset + to)),
+    };
+    const rendered = await renderPage({
       tool,
       itemKind: payload.itemKind,
       total,
       offset,
       limit: payload.page.limit,
-      pageItems,
+      items: stored === undefined ? new PageItems(source, counter) : storedItems(stored, source, offset),
       counts: payload.counts,
       notes,
       search: payload.search,
@@ -235,7 +274,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
         if (!isFlotillaError(error) || error.code !== 'payload_too_large') throw error;
       }
     }
-    return rendered.result;
+    return rendered;
   }
 
   const nextCallOf =
@@ -246,36 +285,42 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
         : `${tool} with the same filters and offset ${next}`;
 
   /** A snapshot list: its page from a fresh snapshot of the query, or from a new load (which becomes the snapshot). */
-  async function renderSnapshotList(tool: string, payload: SnapshotListPayload): Promise<BoundedToolResult> {
+  async function renderSnapshotList(tool: string, payload: SnapshotListPayload): Promise<Rendered> {
     const fingerprint = queryFingerprint(payload.query);
     const offset = resolveOffset(payload.page, fingerprint);
     const key = snapshots.key(tool, payload.query);
-    let hit: SnapshotPage | undefined;
+    let hit: SnapshotHit | undefined;
     if (payload.refresh === true) snapshots.bypass();
-    else hit = await snapshots.page(key, offset, payload.page.limit);
+    else hit = await snapshots.find(key);
     if (hit !== undefined) {
-      metrics.toolRawResultBytes.observe({ tool }, itemsBytes(hit.items));
       const total = hit.meta.total_items;
       // The first page of a large list points at the stored list, as when it was loaded.
       const stored = offset === 0 && total > spillThreshold ? hit.meta : undefined;
-      return renderPage({
-        tool,
-        itemKind: payload.itemKind,
-        total,
-        offset,
-        limit: payload.page.limit,
-        pageItems: hit.items,
-        counts: hit.meta.counts,
-        notes: hit.notes,
-        search: hit.search,
-        stored,
-        fingerprint,
-        snapshotAgeSeconds: hit.ageSeconds > snapshots.showAgeAfterSeconds ? hit.ageSeconds : undefined,
-        nextCall: nextCallOf(tool, stored),
-      }).result;
+      const items = storedItems(hit.meta, storedSource(hit.meta, offset, payload.page.limit), offset);
+      try {
+        const rendered = await renderPage({
+          tool,
+          itemKind: payload.itemKind,
+          total,
+          offset,
+          limit: payload.page.limit,
+          items,
+          counts: hit.meta.counts,
+          notes: hit.notes,
+          search: hit.search,
+          stored,
+          fingerprint,
+          snapshotAgeSeconds: hit.ageSeconds > snapshots.showAgeAfterSeconds ? hit.ageSeconds : undefined,
+          nextCall: nextCallOf(tool, stored),
+        });
+        metrics.toolRawResultBytes.observe({ tool }, items.bytesRead);
+        return rendered;
+      } catch (error) {
+        // The store let the snapshot go while its page was read (its TTL, or its byte cap): load anew.
+        if (!isFlotillaError(error) || (error.code !== 'result_expired' && error.code !== 'not_found')) throw error;
+      }
     }
     const loaded = await payload.load();
-    metrics.toolRawResultBytes.observe({ tool }, itemsBytes(loaded.items));
     return renderList(
       tool,
       {
@@ -298,7 +343,8 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     readonly total: number;
     readonly offset: number;
     readonly limit: number;
-    readonly pageItems: readonly JsonValue[];
+    /** The items the page may carry (at most `limit`), read and priced as the budget needs them. */
+    readonly items: PageItems;
     readonly counts: Counts | undefined;
     readonly notes: readonly string[];
     readonly search: ListPayload['search'];
@@ -309,10 +355,11 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     readonly nextCall: (nextOffset: number) => string;
   }
 
-  function renderPage(view: PageView): { readonly result: BoundedToolResult; readonly returned: number } {
+  async function renderPage(view: PageView): Promise<Rendered & { readonly returned: number }> {
     const budget = budgetNow();
     const link = view.stored === undefined ? undefined : linkFor(view.stored);
-    const reserve = link === undefined ? 0 : counter.count(JSON.stringify(link));
+    const linkJson = link === undefined ? undefined : JSON.stringify(link);
+    const reserve = linkJson === undefined ? 0 : counter.count(linkJson);
     const textBudget = budget - reserve;
 
     /**
@@ -320,63 +367,59 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
      * 2 without counts (said to be omitted) and with brief steps; 3 only what paging needs.
      */
     const LEVELS = [0, 1, 2, 3] as const;
-    const build = (level: (typeof LEVELS)[number]) => (page: readonly JsonValue[], truncated: boolean): JsonObject => {
-      const returned = page.length;
-      const nextOffset = view.offset + returned;
-      const hasMore = nextOffset < view.total;
-      const brief = level >= 2;
-      const body: JsonObject = {
-        item_kind: view.itemKind,
-        total: view.total,
-        returned,
-        offset: view.offset,
-        limit: view.limit,
-        has_more: hasMore,
-        next_offset: hasMore ? nextOffset : null,
-      };
-      if (hasMore && view.fingerprint !== undefined && level < 3) body.next_cursor = encodeCursor(nextOffset, view.fingerprint);
-      if (view.snapshotAgeSeconds !== undefined) body.snapshot_age_seconds = view.snapshotAgeSeconds;
-      if (truncated) body.truncated_by_budget = true;
-      if (view.search !== undefined) {
-        body.search = { scanned: view.search.scanned, capped: view.search.capped, match_cap: view.search.cap };
-      }
-      const hasCounts = view.counts !== undefined && Object.keys(view.counts).length > 0;
-      if (level <= 1 && hasCounts) body.counts = view.counts;
+    const hasCounts = view.counts !== undefined && Object.keys(view.counts).length > 0;
+    /** What describes the whole list at a level: the same on each of its pages (see PageEnvelope). */
+    const listPart = (level: (typeof LEVELS)[number]): JsonObject => {
+      const list: JsonObject = { item_kind: view.itemKind, total: view.total };
+      if (view.search !== undefined) list.search = { scanned: view.search.scanned, capped: view.search.capped, match_cap: view.search.cap };
+      if (level <= 1 && hasCounts) list.counts = view.counts ?? {};
       // Counts are dropped only when the page could not otherwise carry a single item; say so, and where to get them.
-      if (level >= 2 && hasCounts) body.counts_omitted = true;
+      if (level >= 2 && hasCounts) list.counts_omitted = true;
       if (view.stored !== undefined) {
-        body.result_id = view.stored.result_id;
+        list.result_id = view.stored.result_id;
         if (level < 3) {
-          body.stored_items = view.stored.total_items;
-          body.expires_at = view.stored.expires_at;
+          list.stored_items = view.stored.total_items;
+          list.expires_at = view.stored.expires_at;
         }
       }
-      const steps: string[] = [];
-      if (level < 3) {
-        if (hasMore) steps.push(`More: call ${view.nextCall(nextOffset)}.`);
-        if (view.snapshotAgeSeconds !== undefined && !brief) {
-          steps.push(`Paged from the list as fetched ${view.snapshotAgeSeconds} s ago; call with refresh true for current data.`);
+      if (level === 0 && view.notes.length > 0) list.notes = [...view.notes];
+      return list;
+    };
+    const build = (level: (typeof LEVELS)[number]) => {
+      const list = listPart(level);
+      return (returned: number, truncated: boolean): PageEnvelope => {
+        const nextOffset = view.offset + returned;
+        const hasMore = nextOffset < view.total;
+        const brief = level >= 2;
+        const page: JsonObject = { returned, offset: view.offset, limit: view.limit, has_more: hasMore, next_offset: hasMore ? nextOffset : null };
+        if (hasMore && view.fingerprint !== undefined && level < 3) page.next_cursor = encodeCursor(nextOffset, view.fingerprint);
+        if (view.snapshotAgeSeconds !== undefined) page.snapshot_age_seconds = view.snapshotAgeSeconds;
+        if (truncated) page.truncated_by_budget = true;
+        const steps: string[] = [];
+        if (level < 3) {
+          if (hasMore) steps.push(`More: call ${view.nextCall(nextOffset)}.`);
+          if (view.snapshotAgeSeconds !== undefined && !brief) {
+            steps.push(`Paged from the list as fetched ${view.snapshotAgeSeconds} s ago; call with refresh true for current data.`);
+          }
+          if (truncated && !brief) steps.push(`This page was cut to the ${budget}-token budget; filters give fewer, more relevant items.`);
+          if (brief && hasCounts) {
+            steps.push(view.stored === undefined ? 'Counts: ask again with limit 1.' : 'Counts: read_result with summary_only true.');
+          }
+          if (view.search?.capped === true) {
+            steps.push(brief ? 'Search capped: narrow the query.' : `The search stopped at ${view.search.cap} matches; add words, use a regex or filter by type to narrow it.`);
+          }
         }
-        if (truncated && !brief) steps.push(`This page was cut to the ${budget}-token budget; filters give fewer, more relevant items.`);
-        if (brief && hasCounts) {
-          steps.push(view.stored === undefined ? 'Counts: ask again with limit 1.' : 'Counts: read_result with summary_only true.');
-        }
-        if (view.search?.capped === true) {
-          steps.push(brief ? 'Search capped: narrow the query.' : `The search stopped at ${view.search.cap} matches; add words, use a regex or filter by type to narrow it.`);
-        }
-      }
-      if (level === 0 && view.notes.length > 0) body.notes = [...view.notes];
-      if (steps.length > 0) body.next_step = steps.join(' ');
-      body.items = [...page];
-      return body;
+        if (steps.length > 0) page.next_step = steps.join(' ');
+        return { list, page };
+      };
     };
 
     // Degrade gracefully, level by level, until the page carries an item (or there are none to carry).
-    const costs = new ItemCosts(view.pageItems, counter);
-    let fitted = fitItems(view.pageItems, build(0), textBudget, counter, costs);
+    const items = view.items;
+    let fitted = await fitItems(items, build(0), textBudget, counter);
     for (const level of LEVELS.slice(1)) {
-      if (fitted.tokens <= textBudget && (fitted.returned > 0 || view.pageItems.length === 0)) break;
-      fitted = fitItems(view.pageItems, build(level), textBudget, counter, costs);
+      if (fitted.tokens <= textBudget && (fitted.returned > 0 || items.length === 0)) break;
+      fitted = await fitItems(items, build(level), textBudget, counter);
     }
     if (fitted.tokens > textBudget) {
       // Cannot happen with budgetMin and the minimal envelope; fail loudly rather than exceed the budget.
@@ -384,37 +427,34 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     }
     if (fitted.truncated) metrics.toolBudgetTruncations.inc({ tool: view.tool });
     const result: BoundedToolResult = { content: link === undefined ? [{ type: 'text', text: fitted.text }] : [{ type: 'text', text: fitted.text }, link] };
-    known.set(result, {
-      tokens: fitted.tokens + reserve,
-      bytes: Buffer.byteLength(fitted.text, 'utf8') + (link === undefined ? 0 : Buffer.byteLength(JSON.stringify(link), 'utf8')),
-    });
-    return { result, returned: fitted.returned };
+    const size = { tokens: fitted.tokens + reserve, bytes: Buffer.byteLength(fitted.text, 'utf8') + (linkJson === undefined ? 0 : Buffer.byteLength(linkJson, 'utf8')) };
+    return { result, size, returned: fitted.returned };
   }
 
-  async function render(tool: string, payload: ToolPayload): Promise<BoundedToolResult> {
+  async function render(tool: string, payload: ToolPayload): Promise<Rendered> {
     const budget = budgetNow();
-    // A snapshot list measures what it read itself: the loaded list, or the page of the snapshot.
-    if (payload.kind !== 'snapshot_list') metrics.toolRawResultBytes.observe({ tool }, rawBytes(payload));
     switch (payload.kind) {
       case 'object': {
+        metrics.toolRawResultBytes.observe({ tool }, Buffer.byteLength(JSON.stringify(payload.data), 'utf8'));
         const fitted = fitObject(payload.data, budget, counter, payload.overflowHint ?? 'Ask for less: a section or a filter.');
         if (fitted.truncated) metrics.toolBudgetTruncations.inc({ tool });
-        const result: BoundedToolResult = { content: [{ type: 'text', text: fitted.text }] };
-        known.set(result, { tokens: fitted.tokens, bytes: Buffer.byteLength(fitted.text, 'utf8') });
-        return result;
+        return { result: { content: [{ type: 'text', text: fitted.text }] }, size: { tokens: fitted.tokens, bytes: Buffer.byteLength(fitted.text, 'utf8') } };
       }
+      // A list and a snapshot list measure what they read themselves: the loaded list, or what a page read of the snapshot.
       case 'list':
         return renderList(tool, payload);
       case 'snapshot_list':
         return renderSnapshotList(tool, payload);
-      case 'page':
+      case 'page': {
+        const texts = payload.items.map((item) => JSON.stringify(item));
+        metrics.toolRawResultBytes.observe({ tool }, textsBytes(texts));
         return renderPage({
           tool,
           itemKind: payload.itemKind,
           total: payload.total,
           offset: payload.offset,
           limit: payload.limit,
-          pageItems: payload.items,
+          items: new PageItems({ length: texts.length, read: (from, to) => Promise.resolve(texts.slice(from, to)) }, counter),
           counts: payload.counts,
           notes: payload.notes ?? [],
           search: undefined,
@@ -422,21 +462,44 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
           fingerprint: undefined,
           snapshotAgeSeconds: undefined,
           nextCall: payload.nextCall,
-        }).result;
+        });
+      }
+      case 'stored_page': {
+        const items = storedItems(payload.meta, storedSource(payload.meta, payload.offset, payload.limit), payload.offset);
+        const rendered = await renderPage({
+          tool,
+          itemKind: payload.meta.item_kind,
+          total: payload.meta.total_items,
+          offset: payload.offset,
+          limit: payload.limit,
+          items,
+          counts: payload.meta.counts,
+          notes: payload.notes ?? [],
+          search: undefined,
+          stored: undefined,
+          fingerprint: undefined,
+          snapshotAgeSeconds: undefined,
+          nextCall: payload.nextCall,
+        });
+        metrics.toolRawResultBytes.observe({ tool }, items.bytesRead);
+        return rendered;
+      }
     }
   }
 
   function register<S extends z.ZodObject>(spec: ToolSpec<S>): void {
     // Its series at zero now, so the first large read or error after a start reaches the alerts.
     zeroToolSeries(metrics, spec.name);
+    // One child logger per tool, not per call: pino builds its bindings (and redaction) on each child.
+    const log = logger.child({ tool: spec.name });
     server.registerTool(
       spec.name,
       { title: spec.title, description: spec.description, inputSchema: advertiseOnly(spec.input), annotations: { readOnlyHint: true } },
       async (rawArgs: unknown, sdkCtx) => {
         const started = performance.now();
-        const log = logger.child({ tool: spec.name });
         let outcome: ToolOutcome = 'ok';
         let result: BoundedToolResult;
+        let size: ResultSize | undefined;
         try {
           const parsed = spec.input.safeParse(rawArgs ?? {});
           if (!parsed.success) {
@@ -445,7 +508,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
             });
           }
           const payload = await spec.run(parsed.data, { tool: spec.name, logger: log, signal: sdkCtx.mcpReq.signal });
-          result = await render(spec.name, payload);
+          ({ result, size } = await render(spec.name, payload));
         } catch (error) {
           if (isFlotillaError(error)) {
             outcome = 'tool_error';
@@ -459,7 +522,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
           }
         }
         // Sizes were counted while fitting; anything rendered elsewhere (errors) is measured here.
-        const size = known.get(result) ?? measureToolResult(result, counter);
+        size ??= measureToolResult(result, counter);
         metrics.toolCalls.inc({ tool: spec.name, outcome });
         metrics.toolResultBytes.observe({ tool: spec.name }, size.bytes);
         metrics.toolResultTokens.observe({ tool: spec.name }, size.tokens);
@@ -527,9 +590,14 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
           const meta = await store.meta(args.result_id);
           return { kind: 'object', data: summaryOf(meta) };
         }
-        const filter = args.filter === undefined ? undefined : compileFilter(args.filter);
-        const read = await store.read(args.result_id, { offset: args.offset, limit: args.limit, filter });
-        const notes = args.filter === undefined ? [] : [`filter "${args.filter}" matched ${read.total} of ${read.meta.total_items} stored items; counts describe all of them.`];
+        const nextCall = (next: number): string =>
+          `read_result with result_id "${args.result_id}"${args.filter === undefined ? '' : ' and the same filter'} and offset ${next}`;
+        if (args.filter === undefined) {
+          // The kit reads only the items the budget can hold, priced from the costs remembered for this result.
+          return { kind: 'stored_page', meta: await store.meta(args.result_id), offset: args.offset, limit: args.limit, nextCall };
+        }
+        const read = await store.read(args.result_id, { offset: args.offset, limit: args.limit, filter: compileFilter(args.filter) });
+        const notes = [`filter "${args.filter}" matched ${read.total} of ${read.meta.total_items} stored items; counts describe all of them.`];
         return {
           kind: 'page',
           itemKind: read.meta.item_kind,
@@ -539,8 +607,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
           items: read.items,
           counts: read.meta.counts,
           notes,
-          nextCall: (next: number) =>
-            `read_result with result_id "${args.result_id}"${args.filter === undefined ? '' : ' and the same filter'} and offset ${next}`,
+          nextCall,
         };
       },
     });
@@ -551,22 +618,14 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     register,
     registerList,
     registerReadResult,
-    render,
+    render: async (tool, payload) => (await render(tool, payload)).result,
   };
 }
 
-/**
- * What the tool read, in bytes of JSON, before any budget: every item of a list (one item stringified at a time,
- * never the whole list as one string), the page it was given, or the object.
- */
-function rawBytes(payload: ObjectPayload | ListPayload | PagePayload): number {
-  if (payload.kind === 'object') return Buffer.byteLength(JSON.stringify(payload.data), 'utf8');
-  return itemsBytes(payload.items);
-}
-
-function itemsBytes(items: readonly JsonValue[]): number {
+/** What a tool read, in bytes of JSON, before any budget: its items' JSON as a list (never the whole list as one string). */
+function textsBytes(texts: readonly string[]): number {
   let bytes = 2;
-  for (const item of items) bytes += Buffer.byteLength(JSON.stringify(item), 'utf8') + 1;
+  for (const text of texts) bytes += Buffer.byteLength(text, 'utf8') + 1;
   return bytes;
 }
 

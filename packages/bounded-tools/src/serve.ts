@@ -1,9 +1,8 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
-import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server';
-import { toNodeHandler } from '@modelcontextprotocol/node';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { createMcpHandler, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server';
+import type { Client } from '@modelcontextprotocol/client';
 import { describeError, FlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 
@@ -23,7 +22,10 @@ export interface McpHttpOptions {
   readonly port: number;
   readonly logger: Logger;
   readonly metrics: FlotillaMetrics;
-  /** A fresh MCP server per request; the heavy parts it uses are shared by the caller. */
+  /**
+   * Builds an MCP server with every tool registered; the heavy parts it uses are shared by the caller. Servers are
+   * reused between requests (`mcpServerPool`), so it must not hold per-request state.
+   */
   readonly createServer: () => McpServer;
   /** Tools the server registers (for /readyz). */
   readonly tools: number;
@@ -38,6 +40,69 @@ export interface McpHttpOptions {
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
 
 /**
+ * Idle MCP servers kept for reuse. The SDK serves each HTTP request on a server that is not serving another one;
+ * building one registers every tool again (zod schemas, JSON Schemas, metric series), which cost about a third of
+ * a paging call's CPU and most of its garbage. A server whose request has ended goes back to the pool instead;
+ * more requests at once than this build servers that are dropped after their request.
+ */
+export const MCP_SERVER_POOL_MAX = 32;
+
+/** Servers for the SDK's per-request factory: reused between requests when that is safe, built when none is idle. */
+export interface McpServerPool {
+  /** The factory to hand to the SDK (one server per request, never one that is still serving). */
+  readonly factory: (context?: { readonly era?: 'legacy' | 'modern' }) => McpServer;
+  /** Idle servers now. */
+  readonly idle: number;
+  /** Servers built so far (the first, at once, included). */
+  readonly built: number;
+  /** Drops the idle servers; servers still serving are dropped when their request ends. */
+  close(): void;
+}
+
+/**
+ * A pool over `create`. Only 2025-era (stateless legacy) servers are reused, and only those that learnt nothing of
+ * their caller: a server that answered an `initialize` (it keeps the client's capabilities and version) is dropped,
+ * so no request sees another client's state. 2026-era servers are built per request, as the SDK's own default.
+ */
+export function mcpServerPool(create: () => McpServer, max = MCP_SERVER_POOL_MAX): McpServerPool {
+  let built = 0;
+  let closed = false;
+  const build = (): McpServer => {
+    built += 1;
+    return create();
+  };
+  // One at once: it registers every tool, so their metric series exist at zero before the first request, and the
+  // first large read or error after a start reaches the alerts.
+  const idle: McpServer[] = [build()];
+  return {
+    factory(context) {
+      if (context?.era === 'modern') return build();
+      const server = idle.pop() ?? build();
+      const protocol = server.server;
+      let returned = false;
+      // The SDK closes the server when the request's exchange ends (its transport closed): then it may serve again.
+      protocol.onclose = () => {
+        if (returned) return;
+        returned = true;
+        const clean = protocol.transport === undefined && protocol.getClientCapabilities() === undefined && protocol.getClientVersion() === undefined;
+        if (clean && !closed && idle.length < max) idle.push(server);
+      };
+      return server;
+    },
+    get idle() {
+      return idle.length;
+    },
+    get built() {
+      return built;
+    },
+    close() {
+      closed = true;
+      idle.length = 0;
+    },
+  };
+}
+
+/**
  * True when an Authorization header is `Bearer <one of the tokens>` (the scheme in any case). Compared by SHA-256
  * digest in constant time against every token, so neither a token's content nor its length leaks through timing.
  */
@@ -49,6 +114,93 @@ export function bearerMatches(header: string | undefined, tokens: readonly strin
   return bearer && found;
 }
 
+/** Most bytes of one MCP request body (the SDK's own default): a longer one is answered 413 before it is parsed. */
+export const MCP_REQUEST_MAX_BYTES = 4 * 1024 * 1024;
+
+/** A JSON-RPC error as the SDK writes its own. */
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/**
+ * Serves a Node request with the SDK's web-standard handler (what `toNodeHandler` of @modelcontextprotocol/node does),
+ * without what keeps each request's objects alive until a major GC: that adapter builds the web Request with an abort
+ * signal, and without a parsed body the SDK clones it; undici follows the signal of either through a WeakRef, which
+ * the young-generation GC treats as strong, so the SDK's per-request transport and everything it holds were promoted
+ * to the old generation on every call (the heap grew to ~3x its live size between major GCs while paging). Here the
+ * body is read and parsed first and handed over as `parsedBody` (no clone), and the Request has no signal: a client
+ * that goes away cancels the response stream instead, which the SDK answers by closing the exchange (its transport,
+ * and the tool call's signal).
+ */
+function nodeAdapter(handler: McpHttpHandler): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req, res) => {
+    const method = (req.method ?? 'GET').toUpperCase();
+    let body: string | undefined;
+    if (method !== 'GET' && method !== 'HEAD') {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of req as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > MCP_REQUEST_MAX_BYTES) {
+          jsonRpcError(res, 413, -32000, `the request body is larger than ${MCP_REQUEST_MAX_BYTES} bytes`);
+          return;
+        }
+        chunks.push(chunk);
+      }
+      body = Buffer.concat(chunks).toString('utf8');
+    }
+    let parsedBody: unknown;
+    try {
+      parsedBody = body === undefined || body === '' ? undefined : JSON.parse(body);
+    } catch {
+      // Not JSON: the SDK reads the body itself and answers the parse error in its own words.
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || name.startsWith(':')) continue;
+      for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+    }
+    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const response = await handler.fetch(request, parsedBody === undefined ? {} : { parsedBody });
+    const outgoing: Record<string, string> = {};
+    response.headers.forEach((value, name) => {
+      outgoing[name] = value;
+    });
+    res.writeHead(response.status, outgoing);
+    if (response.body === null) {
+      res.end();
+      return;
+    }
+    const reader = response.body.getReader();
+    let gone = false;
+    let drained: (() => void) | undefined;
+    const onClose = (): void => {
+      gone = true;
+      drained?.();
+      reader.cancel().catch(() => undefined);
+    };
+    const onDrain = (): void => drained?.();
+    res.once('close', onClose);
+    res.on('drain', onDrain);
+    try {
+      for (let next = await reader.read(); !next.done && !gone; next = await reader.read()) {
+        if (!res.write(next.value)) {
+          await new Promise<void>((resolve) => {
+            drained = resolve;
+          });
+          drained = undefined;
+        }
+      }
+    } catch {
+      // The stream failed or was cancelled (the client went away): end what was sent.
+    } finally {
+      res.off('close', onClose);
+      res.off('drain', onDrain);
+      res.end();
+    }
+  };
+}
+
 /** An MCP server over Streamable HTTP at /mcp, with /metrics, /healthz and /readyz beside it. */
 export async function serveMcpOverHttp(options: McpHttpOptions): Promise<RunningMcpServer> {
   const { logger, metrics } = options;
@@ -56,13 +208,11 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<Running
   if (mcpTokens !== undefined && (mcpTokens.length === 0 || mcpTokens.some((t) => t.length < 16))) {
     throw new FlotillaError('config_invalid', 'MCP tokens: give at least one, each at least 16 characters', { remedy: 'Generate one with: openssl rand -hex 24' });
   }
-  // One server built (and dropped) now registers every tool: their metric series exist at zero before the first
-  // request, so the first large read or error after a start reaches the alerts.
-  await options.createServer().close();
-  const handler = createMcpHandler(options.createServer, {
+  const pool = mcpServerPool(options.createServer);
+  const handler = createMcpHandler(pool.factory, {
     onerror: (error) => logger.warn({ err: describeError(error) }, 'MCP request failed'),
   });
-  const mcp = toNodeHandler(handler, { onerror: (error) => logger.error({ err: error }, 'MCP adapter failed') });
+  const mcp = nodeAdapter(handler);
 
   const app = express();
   app.disable('x-powered-by');
@@ -106,6 +256,7 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<Running
     mcpUrl: `${url}/mcp`,
     metrics,
     async close() {
+      pool.close();
       await handler.close();
       await new Promise<void>((done) => {
         http.close(() => done());
@@ -121,6 +272,8 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<Running
  * (validation, budgets, isError results).
  */
 export async function connectInProcess(server: McpServer, version: string): Promise<{ readonly client: Client; close(): Promise<void> }> {
+  // The MCP client is loaded by a process that calls its tools in process, not by an MCP server (~10 MiB of RSS).
+  const { Client, InMemoryTransport } = await import('@modelcontextprotocol/client');
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'flotilla-in-process', version });

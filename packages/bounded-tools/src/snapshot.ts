@@ -66,14 +66,18 @@ export interface SnapshotExtras {
   readonly search?: SnapshotSearch | undefined;
 }
 
-/** One page served from a snapshot. */
-export interface SnapshotPage {
+/** A fresh snapshot found: its stored result (still in the store when found) and what its load said. */
+export interface SnapshotHit {
   readonly meta: StoredResultMeta;
-  readonly items: readonly JsonValue[];
   /** Whole seconds since the snapshot was stored, just after its upstream fetch. */
   readonly ageSeconds: number;
   readonly notes: readonly string[];
   readonly search: SnapshotSearch | undefined;
+}
+
+/** One page served from a snapshot. */
+export interface SnapshotPage extends SnapshotHit {
+  readonly items: readonly JsonValue[];
 }
 
 /**
@@ -93,6 +97,11 @@ export interface SnapshotCache {
   key(tool: string, query: JsonValue): string;
   /** The page of a fresh snapshot, or undefined (a miss: none, too old, or gone from the store). Counts the lookup. */
   page(key: string, offset: number, limit: number): Promise<SnapshotPage | undefined>;
+  /**
+   * A fresh snapshot whose result is still in the store, without reading any item (the caller reads what its page
+   * needs: `ResultStore.readTexts`), or undefined (a miss, as for `page`). Counts the lookup.
+   */
+  find(key: string): Promise<SnapshotHit | undefined>;
   /** Index a result just stored from an upstream fetch as the snapshot of `key` (replacing an older one). */
   remember(key: string, meta: StoredResultMeta, extras: SnapshotExtras): Promise<void>;
   /** Count a lookup skipped because the caller asked for fresh data. */
@@ -251,6 +260,28 @@ export function createSnapshotCache(store: ResultStore, options: SnapshotCacheOp
     }
   };
 
+  /** A fresh entry of `key` read through `read` (a page, or only the store's meta), or a miss. Counts the lookup. */
+  async function served<T>(key: string, read: (entry: Entry) => Promise<T>): Promise<(SnapshotHit & { items: T }) | undefined> {
+    const entry = await lookup(key);
+    const age = entry === undefined ? 0 : now() - entry.at;
+    if (entry === undefined || age >= ttlSeconds * 1000 || age < 0) {
+      if (entry !== undefined) await evict(key).catch(() => undefined);
+      outcome('miss');
+      return undefined;
+    }
+    try {
+      const items = await read(entry);
+      outcome('hit');
+      return { meta: entry.meta, items, ageSeconds: Math.floor(age / 1000), notes: entry.notes, search: entry.search };
+    } catch (error) {
+      // The store let it go (its TTL, or its byte cap made room for newer results): fetch anew.
+      if (!isFlotillaError(error) || (error.code !== 'result_expired' && error.code !== 'not_found')) throw error;
+      if ((await lookup(key))?.meta.result_id === entry.meta.result_id) await evict(key).catch(() => undefined);
+      outcome('miss');
+      return undefined;
+    }
+  }
+
   return {
     store,
     ttlSeconds,
@@ -259,24 +290,13 @@ export function createSnapshotCache(store: ResultStore, options: SnapshotCacheOp
       return createHash('sha256').update(`${tool}\n${stableStringify(query)}`).digest('base64url');
     },
     async page(key, offset, limit) {
-      const entry = await lookup(key);
-      const age = entry === undefined ? 0 : now() - entry.at;
-      if (entry === undefined || age >= ttlSeconds * 1000 || age < 0) {
-        if (entry !== undefined) await evict(key).catch(() => undefined);
-        outcome('miss');
+      return served(key, async (entry) => (await store.read(entry.meta.result_id, { offset, limit })).items);
+    },
+    async find(key) {
+      return served(key, async (entry) => {
+        await store.meta(entry.meta.result_id);
         return undefined;
-      }
-      try {
-        const read = await store.read(entry.meta.result_id, { offset, limit });
-        outcome('hit');
-        return { meta: read.meta, items: read.items, ageSeconds: Math.floor(age / 1000), notes: entry.notes, search: entry.search };
-      } catch (error) {
-        // The store let it go (its TTL, or its byte cap made room for newer results): fetch anew.
-        if (!isFlotillaError(error) || (error.code !== 'result_expired' && error.code !== 'not_found')) throw error;
-        if ((await lookup(key))?.meta.result_id === entry.meta.result_id) await evict(key).catch(() => undefined);
-        outcome('miss');
-        return undefined;
-      }
+      });
     },
     async remember(key, meta, extras) {
       const entry: Entry = {

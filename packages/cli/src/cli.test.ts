@@ -29,6 +29,14 @@ function logLine(child: ChildProcessByStdio<null, Readable, Readable>, msg: stri
   });
 }
 
+/** Sends SIGTERM and resolves with the exit code, so no process outlives its test. */
+function stop(child: ChildProcessByStdio<null, Readable, Readable>): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
 describe('flotilla command line', () => {
   it('prints the command list without arguments and help for every command', () => {
     const root = resolveCommand(COMMANDS, []);
@@ -134,18 +142,12 @@ describe('flotilla command line', () => {
     expect(existsSync(MAIN), 'packages/cli/dist/main.js is missing: run pnpm build first').toBe(true);
     const child = spawn(process.execPath, [MAIN, 'agent', 'netbox', '--local', '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          const line = chunk.toString('utf8').split('\n').find((l) => l.includes('A2A agent listening'));
-          if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
-        });
-        child.once('exit', (code) => reject(new Error(`exited early with ${String(code)}`)));
-      });
+      const url = String((await logLine(child, 'A2A agent listening')).url);
       const asked = await run(process.execPath, [MAIN, 'ask', '--agent', url, 'interfaces of every switch in ams1']);
       expect(asked.stdout).toMatch(/interfaces on 110 devices at ams1, role switch, all of them read/);
       expect(asked.stdout).toContain('You can say: "next batch"');
     } finally {
-      child.kill('SIGTERM');
+      await stop(child);
     }
     const bad = await run(process.execPath, [MAIN, 'mcp', 'netbox', '--netbox-rate-limit', '0'], { env: { PATH: process.env.PATH ?? '' } }).catch(
       (error: unknown) => error as { code: number; stderr: string },
@@ -157,22 +159,19 @@ describe('flotilla command line', () => {
 
   it('the built `flotilla up` starts the supervisor with both agents; ask goes through it to either', async () => {
     expect(existsSync(MAIN), 'packages/cli/dist/main.js is missing: run pnpm build first').toBe(true);
+    // Slow by nature, not by fault: three processes that each load every package (~1.3 s of imports on an idle
+    // core, far more on a loaded one), two simulators generating their default estates, three agents.
     const child = spawn(process.execPath, [MAIN, 'up', '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let exitCode: number | null;
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          const line = chunk.toString('utf8').split('\n').find((l) => l.includes('Flotilla is up'));
-          if (line !== undefined) resolve((JSON.parse(line) as { url: string }).url);
-        });
-        child.once('exit', (code) => reject(new Error(`exited early with ${String(code)}`)));
-      });
-      const netbox = await run(process.execPath, [MAIN, 'ask', '--agent', url, 'list sites']);
+      const url = String((await logLine(child, 'Flotilla is up')).url);
+      const [netbox, argocd] = await Promise.all([run(process.execPath, [MAIN, 'ask', '--agent', url, 'list sites']), run(process.execPath, [MAIN, 'ask', '--agent', url, 'list clusters'])]);
       expect(netbox.stdout).toContain('12 sites:');
-      const argocd = await run(process.execPath, [MAIN, 'ask', '--agent', url, 'list clusters']);
       expect(argocd.stdout).toContain('13 clusters');
     } finally {
-      child.kill('SIGTERM');
+      exitCode = await stop(child);
     }
+    expect(exitCode).toBe(0);
   });
 
   it('the built `sim openai` and `sim anthropic` answer real requests with the key, refuse others, and stop on SIGINT/SIGTERM', async () => {

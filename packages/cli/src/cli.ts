@@ -19,10 +19,14 @@ export interface CommandContext<T extends SettingsSpec> {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
-export interface Command<T extends SettingsSpec = SettingsSpec> {
+/** A command as the command list shows it. */
+export interface CommandListing {
   /** Words after `flotilla`, e.g. ['sim', 'argocd']. */
   readonly path: readonly string[];
   readonly summary: string;
+}
+
+export interface Command<T extends SettingsSpec = SettingsSpec> extends CommandListing {
   readonly description: string;
   readonly settings: T;
   readonly examples: readonly string[];
@@ -53,7 +57,7 @@ export function commandHelp(command: Command): string {
   ].join('\n');
 }
 
-export function rootHelp(commands: readonly Command[]): string {
+export function rootHelp(commands: readonly CommandListing[]): string {
   const width = Math.max(...commands.map((c) => c.path.join(' ').length)) + 4;
   return [
     'Usage: flotilla <command> [options]',
@@ -73,20 +77,27 @@ export type Resolution =
   | { readonly kind: 'run'; readonly command: Command; readonly flags: FlagValues }
   | { readonly kind: 'error'; readonly message: string };
 
-/** Finds the command named by the leading words and parses its flags; never throws for bad input. */
-export function resolveCommand(commands: readonly Command[], argv: readonly string[]): Resolution {
-  const words = argv.filter((a, i) => !a.startsWith('-') && argv.slice(0, i).every((b) => !b.startsWith('-')));
-  const command = [...commands]
-    .sort((a, b) => b.path.length - a.path.length)
-    .find((c) => c.path.every((word, i) => words[i] === word));
-  if (command === undefined) {
-    if (words.length === 0) return { kind: 'help', text: rootHelp(commands) };
-    const near = commands.filter((c) => c.path[0] === words[0]).map((c) => `flotilla ${c.path.join(' ')}`);
-    return {
-      kind: 'error',
-      message: `unknown command "${words.join(' ')}".${near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : ''} Run flotilla --help for the list.`,
-    };
-  }
+/** The words of `argv` before its first flag: the command's path and, after it, a positional's words. */
+function leadingWords(argv: readonly string[]): string[] {
+  const firstFlag = argv.findIndex((a) => a.startsWith('-'));
+  return argv.slice(0, firstFlag === -1 ? argv.length : firstFlag);
+}
+
+/** The command the leading words name (the longest path that matches), the root help, or an error naming near ones. */
+export function findCommand<C extends CommandListing>(commands: readonly C[], argv: readonly string[]): { readonly kind: 'found'; readonly command: C } | Exclude<Resolution, { kind: 'run' }> {
+  const words = leadingWords(argv);
+  const command = [...commands].sort((a, b) => b.path.length - a.path.length).find((c) => c.path.every((word, i) => words[i] === word));
+  if (command !== undefined) return { kind: 'found', command };
+  if (words.length === 0) return { kind: 'help', text: rootHelp(commands) };
+  const near = commands.filter((c) => c.path[0] === words[0]).map((c) => `flotilla ${c.path.join(' ')}`);
+  return {
+    kind: 'error',
+    message: `unknown command "${words.join(' ')}".${near.length > 0 ? ` Did you mean: ${near.join(', ')}?` : ''} Run flotilla --help for the list.`,
+  };
+}
+
+/** Parses the flags (and positional words) of `argv` that follow `command`'s path; never throws for bad input. */
+export function parseCommandArgs(command: Command, argv: readonly string[]): Resolution {
   const rest = argv.slice(command.path.length);
   const options: Record<string, { type: 'string' | 'boolean' }> = { help: { type: 'boolean' } };
   // A switch (`--local`) takes no value; every other setting does.
@@ -102,6 +113,12 @@ export function resolveCommand(commands: readonly Command[], argv: readonly stri
     const message = error instanceof Error ? error.message.split('\n')[0] ?? '' : 'bad arguments';
     return { kind: 'error', message: `${message}. Run flotilla ${command.path.join(' ')} --help for its options.` };
   }
+}
+
+/** Finds the command named by the leading words and parses its flags; never throws for bad input. */
+export function resolveCommand(commands: readonly Command[], argv: readonly string[]): Resolution {
+  const found = findCommand(commands, argv);
+  return found.kind === 'found' ? parseCommandArgs(found.command, argv) : found;
 }
 
 /** Parses a command's settings from flags and environment; the error names every bad setting. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { createLogger, describeError, isFlotillaError, LOG_LEVELS, redactUrl, type LogLevel } from '@flotilla/core';
-import { resolveCommand, settingsFor, type Output, type Running } from './cli.js';
-import { COMMANDS } from './commands/index.js';
+import { findCommand, parseCommandArgs, settingsFor, type Output, type Running } from './cli.js';
+import { CATALOGUE } from './commands/catalogue.js';
 
 const out: Output = { write: (text) => void process.stdout.write(text) };
 /** Errors go to stderr as the logger writes lines: a URL's credentials never show. */
@@ -11,7 +11,14 @@ const fail = (message: string): void => {
 };
 
 async function main(argv: readonly string[]): Promise<void> {
-  const resolution = resolveCommand(COMMANDS, argv);
+  const found = findCommand(CATALOGUE, argv);
+  if (found.kind !== 'found') {
+    if (found.kind === 'help') out.write(found.text);
+    else fail(found.message);
+    return;
+  }
+  // Only the command that runs is loaded, with the packages it needs (an MCP server loads no agent, no simulator).
+  const resolution = parseCommandArgs(await found.command.load(), argv);
   switch (resolution.kind) {
     case 'help':
       out.write(resolution.text);

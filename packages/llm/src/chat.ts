@@ -1,8 +1,7 @@
 import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAICompletions } from '@langchain/openai';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { FlotillaError } from '@flotilla/core';
-import { DEFAULT_MODELS, LLM_LIMITS, type LlmProvider, type LlmSettings } from './settings.js';
+import { checkModelSettings, DEFAULT_MODELS, LLM_LIMITS, type LlmProvider, type LlmSettings } from './settings.js';
 
 /** A configured model: the LangChain chat model, and what it is (for logs, metrics and the context budget). */
 export interface ChatModelHandle {
@@ -24,14 +23,9 @@ export interface ChatModelOptions {
  * The clients retry 429/5xx a bounded number of times and honour Retry-After.
  */
 export function createChatModel(settings: Pick<LlmSettings, 'llmProvider' | 'llmModel' | 'llmBaseUrl' | 'llmApiKey'>, options: ChatModelOptions): ChatModelHandle | undefined {
+  checkModelSettings(settings);
   const provider = settings.llmProvider;
   if (provider === 'none') return undefined;
-  // Local OpenAI-compatible servers (Ollama, vLLM) take no key; the hosted APIs need one.
-  if (settings.llmApiKey === undefined && (provider === 'anthropic' || settings.llmBaseUrl === undefined)) {
-    throw new FlotillaError('config_invalid', `--llm-provider ${provider} needs an API key (--llm-api-key or FLOTILLA_LLM_API_KEY)`, {
-      remedy: 'Set --llm-api-key (FLOTILLA_LLM_API_KEY), or --llm-base-url for a local server that takes none, or --llm-provider none for the embedded rules.',
-    });
-  }
   const model = settings.llmModel ?? DEFAULT_MODELS[provider];
   const timeout = options.timeoutMs ?? LLM_LIMITS.requestTimeoutMs;
   const maxRetries = options.maxRetries ?? LLM_LIMITS.maxRetries;

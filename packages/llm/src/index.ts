@@ -4,6 +4,7 @@ export {
   LLM_PROVIDERS,
   TOOL_DISCOVERY_MODES,
   DEFAULT_MODELS,
+  checkModelSettings,
   contextBudgetFor,
   type LlmProvider,
   type LlmSettings,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedInt, HttpUrlSchema, type Settings, type SettingsSpec } from '@flotilla/core';
+import { boundedInt, FlotillaError, HttpUrlSchema, type Settings, type SettingsSpec } from '@flotilla/core';
 import { CONTEXT_DEFAULTS, type ContextBudget } from '@flotilla/context';
 
 export const LLM_PROVIDERS = ['none', 'openai', 'anthropic'] as const;
@@ -91,4 +91,18 @@ export function contextBudgetFor(provider: LlmProvider, settings: Pick<LlmSettin
     // A small window cannot reserve as much for the answer as a large one.
     reservedOutputTokens: Math.min(base.reservedOutputTokens, Math.floor((settings.maxContextTokens ?? base.maxContextTokens) / 8)),
   };
+}
+
+/**
+ * Throws `config_invalid` when the settings name a provider the model cannot be called with (a hosted API without a
+ * key). Checked at start, also in rules mode, without loading the model clients: `createChatModel` checks the same.
+ */
+export function checkModelSettings(settings: Pick<LlmSettings, 'llmProvider' | 'llmBaseUrl' | 'llmApiKey'>): void {
+  const provider = settings.llmProvider;
+  // Local OpenAI-compatible servers (Ollama, vLLM) take no key; the hosted APIs need one.
+  if (provider !== 'none' && settings.llmApiKey === undefined && (provider === 'anthropic' || settings.llmBaseUrl === undefined)) {
+    throw new FlotillaError('config_invalid', `--llm-provider ${provider} needs an API key (--llm-api-key or FLOTILLA_LLM_API_KEY)`, {
+      remedy: 'Set --llm-api-key (FLOTILLA_LLM_API_KEY), or --llm-base-url for a local server that takes none, or --llm-provider none for the embedded rules.',
+    });
+  }
 }

@@ -1,4 +1,5 @@
 export { createRng, type Rng } from './prng.js';
+export { REAL_CLOCK, type SimulatorClock } from './clock.js';
 export { generateArgoEstate, estateEpoch, ARGO_ESTATE_DEFAULTS, ArgoEstateOptionsSchema, type ArgoEstateOptions } from './argocd/data.js';
 export { ARGO_ESTATE_EPOCH } from './argocd/words.js';
 export { TREE_LIMITS } from './argocd/live.js';

@@ -81,14 +81,14 @@ describe.skipIf(REDIS === undefined)(`Redis connection and keyspace${skipped}`, 
     const space = createRedisKeyspace({ client: c, prefix: 'away:', maxEntries: 10, maxValueBytes: 100, what: 'progressive session' });
     await space.put('a', '1', Date.now() + 60_000);
     await own.stop();
-    const started = Date.now();
     const error = await failure(space.get('a'));
     expect(error.code).toBe('upstream_unavailable');
+    // Fast: refused at once for want of a connection ("not reachable"), not queued until the command timeout ("did
+    // not answer in time").
     expect(error.message).toBe('the shared state store (Redis) could not read a progressive session: Redis is not reachable (reconnecting in the background)');
-    expect(Date.now() - started).toBeLessThan(3_000);
     const again = await startRedisServer({ port: own.port });
     try {
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 30_000;
       while (c.status !== 'ready' && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
       expect(await space.get('a')).toBeUndefined();
       await space.put('a', '2', Date.now() + 60_000);

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { describeError, FlotillaError, isFlotillaError, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 
@@ -109,6 +109,8 @@ export async function redisFromUrl(url: string, options: RedisFromUrlOptions): P
   const setting = options.setting ?? REDIS_SETTING_NAME;
   const where = redactRedisUrl(url);
   const logger = options.logger.child({ component: 'redis', redis: where });
+  // ioredis is loaded by a process that uses Redis, not by every process that could.
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: options.connectTimeoutMs ?? REDIS_DEFAULTS.connectTimeoutMs,

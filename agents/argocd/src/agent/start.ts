@@ -28,9 +28,10 @@ import {
 import { createFileResultStore, createRedisResultStore, MCP_SERVER_SETTINGS, resultStoreCaps, type ResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, zeroAgentSeries, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
-import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
+import type { RunningSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
-import { createChatModel, executionMode, fastPathFailed, LLM_SETTINGS, llmAnswerTurn, MODE_SETTINGS, modeAnswerTurn, type LlmMemory } from '@flotilla/llm';
+import type { LlmMemory } from '@flotilla/llm';
+import { checkModelSettings, executionMode, fastPathFailed, LLM_SETTINGS, MODE_SETTINGS, modeAnswerTurn } from '@flotilla/llm/modes';
 import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
 import { ARGOCD_PROMPT } from './prompt.js';
 import { ArgoCdClient } from '../client/argocd-client.js';
@@ -138,7 +139,9 @@ export async function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger
 async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: RedisClient | undefined, keyPrefix: string, options: ArgoCdAgentStartOptions): Promise<RunningAgent> {
   const mode = executionMode(config.mode, config.llmProvider);
   // A wrong LLM setting is a configuration error now, not something the background connect to the tools could fix.
-  createChatModel(config, { maxOutputTokens: 1 });
+  checkModelSettings(config);
+  // LangChain and the provider's SDK are loaded only for a mode that calls a model: in rules mode, never.
+  const llmStack = mode === 'rules' ? undefined : await import('@flotilla/llm');
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
   const gate = await startA2AGate(config, { agent: 'argocd', metrics, logger });
@@ -146,7 +149,7 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
   /** The answer over connected tools: their capability index, the rules workflow and the model's loop over them. */
   const prepare = async (mcp: Client): Promise<AnswerTurn> => {
     const capabilities = await CapabilityIndex.fromClient(mcp);
-    const llm = llmAnswerTurn({
+    const llm = llmStack?.llmAnswerTurn({
       agent: 'argocd',
       settings: config,
       mcp,
@@ -212,7 +215,11 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
       upstreamToken: config.argocdToken,
       upstreamFlags: '--argocd-url and --argocd-token',
       // The estate's times lead up to the agent's "now", as a live Argo CD's do ("synced in the last hour" finds some).
-      startSimulator: (token) => startArgoCdSimulator({ token, estate: { epoch: (options.now ?? Date.now)() }, logger: logger.child({ component: 'argocd-sim' }) }),
+      // The simulator's code is loaded only with --local.
+      startSimulator: async (token) => {
+        const { startArgoCdSimulator } = await import('@flotilla/simulators');
+        return startArgoCdSimulator({ token, estate: { epoch: (options.now ?? Date.now)() }, logger: logger.child({ component: 'argocd-sim' }) });
+      },
       inProcess: async (url, token) => {
         const store: ResultStore =
           redis === undefined

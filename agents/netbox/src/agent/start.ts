@@ -30,9 +30,10 @@ import { BooleanFlagSchema, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchem
 import { createMetrics, zeroAgentSeries, type FlotillaMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
 import { createFileSessionStore, createMemorySessionStore, createRedisSessionStore, type RateState, type SessionStore } from '@flotilla/limitations';
 import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
-import { startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
+import type { RunningNetBoxSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
-import { createChatModel, executionMode, fastPathFailed, LLM_SETTINGS, llmAnswerTurn, MODE_SETTINGS, modeAnswerTurn, type LlmMemory } from '@flotilla/llm';
+import type { LlmMemory } from '@flotilla/llm';
+import { checkModelSettings, executionMode, fastPathFailed, LLM_SETTINGS, MODE_SETTINGS, modeAnswerTurn } from '@flotilla/llm/modes';
 import { NETBOX_PROMPT } from './prompt.js';
 import { NETBOX_DEFAULTS } from '../client/netbox-client.js';
 import { NETBOX_UPSTREAM_SETTINGS } from '../config.js';
@@ -168,7 +169,9 @@ export async function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger
 async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: RedisClient | undefined, keyPrefix: string, options: NetBoxAgentStartOptions): Promise<RunningNetBoxAgent> {
   const mode = executionMode(config.mode, config.llmProvider);
   // A wrong LLM setting is a configuration error now, not something the background connect to the tools could fix.
-  createChatModel(config, { maxOutputTokens: 1 });
+  checkModelSettings(config);
+  // LangChain and the provider's SDK are loaded only for a mode that calls a model: in rules mode, never.
+  const llmStack = mode === 'rules' ? undefined : await import('@flotilla/llm');
   const counter = await loadTokenCounter();
   const metrics = createMetrics({ defaultMetrics: true });
   const gate = await startA2AGate(config, { agent: 'netbox', metrics, logger });
@@ -183,7 +186,7 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
   /** The answer over connected tools: their capability index, the rules workflow and the model's loop over them. */
   const prepare = async (mcp: Client): Promise<AnswerTurn> => {
     const capabilities = await CapabilityIndex.fromClient(mcp);
-    const llm = llmAnswerTurn({
+    const llm = llmStack?.llmAnswerTurn({
       agent: 'netbox',
       settings: config,
       mcp,
@@ -238,7 +241,11 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
       upstreamUrl: config.netboxUrl,
       upstreamToken: config.netboxToken,
       upstreamFlags: '--netbox-url and --netbox-token',
-      startSimulator: (token) => startNetBoxSimulator({ token, logger: logger.child({ component: 'netbox-sim' }) }),
+      // The simulator's code is loaded only with --local.
+      startSimulator: async (token) => {
+        const { startNetBoxSimulator } = await import('@flotilla/simulators');
+        return startNetBoxSimulator({ token, logger: logger.child({ component: 'netbox-sim' }) });
+      },
       inProcess: async (url, token) => {
         const store: ResultStore =
           redis === undefined

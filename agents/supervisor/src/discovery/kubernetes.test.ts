@@ -149,17 +149,17 @@ describe('kubernetesAgentSource (fake API server over HTTP)', () => {
     expect(changes).toEqual([]);
 
     kube.addService(service('netbox'));
-    await within(5, () => changes.length === 1, 'added');
+    await within(30, () => changes.length === 1, 'added');
     expect(changes[0]).toEqual({ type: 'added', endpoint: { id: 'flotilla/netbox', url: 'http://netbox.flotilla.svc:8080', source: 'kubernetes' } });
 
     kube.updateService(service('netbox', { annotations: { [URL_ANNOTATION]: 'http://127.0.0.1:7001' } }));
-    await within(5, () => changes.length === 2, 'updated');
+    await within(30, () => changes.length === 2, 'updated');
     expect(changes[1]).toEqual({ type: 'updated', endpoint: { id: 'flotilla/netbox', url: 'http://127.0.0.1:7001', source: 'kubernetes' } });
 
     // A change that leaves the URL alone is not reported; the deletion after it is.
     kube.updateService(service('netbox', { annotations: { [URL_ANNOTATION]: 'http://127.0.0.1:7001', owner: 'team-a' } }));
     kube.deleteService('flotilla', 'netbox');
-    await within(5, () => changes.length === 3, 'removed');
+    await within(30, () => changes.length === 3, 'removed');
     expect(changes[2]).toEqual({ type: 'removed', id: 'flotilla/netbox' });
   });
 
@@ -167,7 +167,7 @@ describe('kubernetesAgentSource (fake API server over HTTP)', () => {
     kube.addService(service('netbox'));
     const { changes } = await started();
     kube.updateService(service('netbox', { labels: { app: 'netbox' } }));
-    await within(5, () => changes.length === 2, 'removed');
+    await within(30, () => changes.length === 2, 'removed');
     expect(changes[1]).toEqual({ type: 'removed', id: 'flotilla/netbox' });
   });
 
@@ -179,7 +179,7 @@ describe('kubernetesAgentSource (fake API server over HTTP)', () => {
     expect(lines.some((line) => line['level'] === 20 && line['service'] === 'flotilla/portless')).toBe(true);
 
     kube.updateService(service('portless', { ports: [{ port: 9000 }] }));
-    await within(5, () => changes.length === 1, 'added once it has a port');
+    await within(30, () => changes.length === 1, 'added once it has a port');
     expect(changes[0]).toMatchObject({ type: 'added', endpoint: { url: 'http://portless.flotilla.svc:9000' } });
   });
 
@@ -190,14 +190,14 @@ describe('kubernetesAgentSource (fake API server over HTTP)', () => {
     const { logger, lines } = capturingLogger();
     kube.addService(service('netbox'));
     const { changes } = await started({ logger });
-    await within(5, () => kube.openWatches() === 1, 'watch open');
+    await within(30, () => kube.openWatches() === 1, 'watch open');
 
     kube.dropWatches({ abrupt });
     kube.addService(service('argocd')); // while no watch is open: seen on resumption from the resourceVersion
-    await within(10, () => kube.openWatches() === 1, 'watch reopened');
+    await within(30, () => kube.openWatches() === 1, 'watch reopened');
     kube.addService(service('slack'));
 
-    await within(10, () => changes.length === 3, 'both Services added after the drop');
+    await within(30, () => changes.length === 3, 'both Services added after the drop');
     expect(ids(changes, 'added')).toEqual(['flotilla/netbox', 'flotilla/argocd', 'flotilla/slack']);
     if (abrupt) expect(lines.some((line) => line['level'] === 40 && line['retryInMs'] === 1000)).toBe(true);
   });
@@ -208,7 +208,7 @@ describe('kubernetesAgentSource (fake API server over HTTP)', () => {
     kube.failNextRequests(2, 503);
 
     const { changes } = await started({ logger });
-    await within(10, () => changes.length === 1, 'listed after the failures');
+    await within(30, () => changes.length === 1, 'listed after the failures');
 
     const retries = lines.filter((line) => line['level'] === 40).map((line) => line['retryInMs']);
     expect(retries).toEqual([1000, 2000]);
@@ -223,7 +223,7 @@ describe('kubernetesAgentSource (fake API server over HTTP)', () => {
     expect(lines.some((line) => line['level'] === 40 && line['maxEndpoints'] === 2)).toBe(true);
 
     kube.deleteService('flotilla', 'a');
-    await within(5, () => changes.length === 4, 'removed a, added c');
+    await within(30, () => changes.length === 4, 'removed a, added c');
     expect(changes.slice(2)).toEqual([
       { type: 'removed', id: 'flotilla/a' },
       { type: 'added', endpoint: { id: 'flotilla/c', url: 'http://c.flotilla.svc:8080', source: 'kubernetes' } },
@@ -237,18 +237,18 @@ describe('kubernetesAgentSource (fake API server over HTTP)', () => {
         .filter((kind) => kind !== 'TTYWrap' && kind !== 'PipeWrap')
         .sort();
     // Earlier tests' servers and sockets finish closing first: only this test's fake server is left.
-    await within(5, () => handles().filter((kind) => kind.startsWith('TCP')).join() === 'TCPServerWrap', 'a quiet start');
+    await within(30, () => handles().filter((kind) => kind.startsWith('TCP')).join() === 'TCPServerWrap', 'a quiet start');
     const baseline = handles();
     kube.addService(service('netbox'));
     const { source, changes } = await started();
-    await within(5, () => kube.openWatches() === 1, 'watch open');
+    await within(30, () => kube.openWatches() === 1, 'watch open');
     expect(handles().length).toBeGreaterThan(baseline.length);
 
     await source.close();
-    await within(5, () => kube.openWatches() === 0, 'watch closed by the client');
+    await within(30, () => kube.openWatches() === 0, 'watch closed by the client');
     const count = (kinds: readonly string[], kind: string): number => kinds.filter((k) => k === kind).length;
     await within(
-      5,
+      30,
       () => count(handles(), 'TCPSocketWrap') === 0 && count(handles(), 'Timeout') <= count(baseline, 'Timeout'),
       () => `handles back to the baseline ${JSON.stringify(baseline)}: ${JSON.stringify(handles())}`,
     );

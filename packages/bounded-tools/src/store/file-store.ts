@@ -1,5 +1,5 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { FlotillaError } from '@flotilla/core';
 import type { JsonValue } from '../json.js';
@@ -29,6 +29,23 @@ interface Entry {
 
 /** Items read from disk per chunk when a filter forces a scan: bounds memory whatever the file size. */
 const SCAN_CHUNK_ITEMS = 256;
+const COMMA = 0x2c;
+/**
+ * Result files kept open for reads: a page reads one or two byte ranges, and opening and closing the file for each
+ * cost more than the read. The least recently read is closed first (once no read uses it).
+ */
+export const OPEN_FILES_MAX = 16;
+
+/** An open result file, shared by the reads in flight; closed when dropped and no read uses it any more. */
+interface OpenFile {
+  readonly handle: Promise<FileHandle>;
+  users: number;
+  dropped: boolean;
+}
+
+function gone(id: string, cause: unknown): FlotillaError {
+  return new FlotillaError('result_expired', `stored result ${id} is no longer on disk`, { remedy: 'Run the original tool again to get a fresh result_id.', cause });
+}
 
 /**
  * Results as JSON files in the layout of the large-response design note: one header line (id, tool, times,
@@ -53,10 +70,46 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
     data: join(dir, `${id}.json`),
     index: join(dir, `${id}.idx`),
   });
+  const files = new Map<string, OpenFile>();
+  const release = (file: OpenFile): void => {
+    if (file.dropped && file.users === 0) void file.handle.then((handle) => handle.close()).catch(() => undefined);
+  };
+  const drop = (id: string): void => {
+    const file = files.get(id);
+    if (file === undefined) return;
+    files.delete(id);
+    file.dropped = true;
+    release(file);
+  };
+  /** Runs `read` on the result's open file (opened now if it is not), most recently used last. */
+  const withFile = async <T>(id: string, read: (handle: FileHandle) => Promise<T>): Promise<T> => {
+    let file = files.get(id);
+    if (file === undefined) {
+      const handle = open(paths(id).data, 'r');
+      file = { handle, users: 0, dropped: false };
+      // A failed open is not kept: the next read tries again (and says the result is gone if it is).
+      handle.catch(() => drop(id));
+      for (const oldest of files.keys()) {
+        if (files.size < OPEN_FILES_MAX) break;
+        drop(oldest);
+      }
+    } else {
+      files.delete(id);
+    }
+    files.set(id, file);
+    file.users += 1;
+    try {
+      return await read(await file.handle);
+    } finally {
+      file.users -= 1;
+      release(file);
+    }
+  };
   const remove = async (id: string, reason: 'ttl' | 'disk_cap'): Promise<void> => {
     const entry = entries.get(id);
     if (entry === undefined) return;
     entries.delete(id);
+    drop(id);
     used -= entry.meta.bytes;
     tombstones.add(id);
     options.metrics?.resultStoreEvictions.inc({ reason });
@@ -112,29 +165,27 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
     return entry;
   };
 
-  const readItems = async (id: string, entry: Entry, from: number, to: number): Promise<JsonValue[]> => {
+  /** The JSON of items [from, to) (to ≤ total): one read of their byte range, each line without its `,\n`. */
+  const readTexts = async (id: string, entry: Entry, from: number, to: number): Promise<string[]> => {
     if (to <= from) return [];
     const start = entry.offsets[from] ?? 0;
     const end = entry.offsets[to] ?? start;
-    const buffer = Buffer.alloc(end - start);
-    let handle;
-    try {
-      handle = await open(paths(id).data, 'r');
-      await handle.read(buffer, 0, buffer.length, start);
-    } catch (error) {
-      throw new FlotillaError('result_expired', `stored result ${id} is no longer on disk`, {
-        remedy: 'Run the original tool again to get a fresh result_id.',
-        cause: error,
-      });
-    } finally {
-      await handle?.close();
+    const buffer = Buffer.allocUnsafe(end - start);
+    const { bytesRead } = await withFile(id, (handle) => handle.read(buffer, 0, buffer.length, start)).catch((error: unknown) => {
+      throw gone(id, error);
+    });
+    if (bytesRead !== buffer.length) throw gone(id, undefined);
+    const texts: string[] = [];
+    for (let i = from; i < to; i += 1) {
+      const lineStart = (entry.offsets[i] ?? 0) - start;
+      let lineEnd = (entry.offsets[i + 1] ?? end) - start - 1;
+      if (buffer[lineEnd - 1] === COMMA) lineEnd -= 1;
+      texts.push(buffer.toString('utf8', lineStart, lineEnd));
     }
-    return buffer
-      .toString('utf8')
-      .split('\n')
-      .filter((line) => line.length > 0)
-      .map((line) => JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as JsonValue);
+    return texts;
   };
+  const readItems = async (id: string, entry: Entry, from: number, to: number): Promise<JsonValue[]> =>
+    (await readTexts(id, entry, from, to)).map((text) => JSON.parse(text) as JsonValue);
 
   return {
     async put(input: PutResultInput) {
@@ -164,7 +215,7 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
         await write(`${JSON.stringify(header).slice(0, -1)},"items":[\n`);
         for (let i = 0; i < input.items.length; i += 1) {
           offsets[i] = position;
-          await write(`${JSON.stringify(input.items[i])}${i < input.items.length - 1 ? ',' : ''}\n`);
+          await write(`${input.texts?.[i] ?? JSON.stringify(input.items[i])}${i < input.items.length - 1 ? ',' : ''}\n`);
         }
         offsets[input.items.length] = position;
         await write(']}\n');
@@ -213,10 +264,16 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
       return { meta: entry.meta, items, total: matched };
     },
 
+    async readTexts(resultId, offset, limit) {
+      const entry = get(resultId);
+      const total = entry.meta.total_items;
+      return { meta: entry.meta, texts: await readTexts(resultId, entry, Math.min(offset, total), Math.min(offset + limit, total)) };
+    },
     sweep: sweepNow,
 
     close() {
       if (timer !== undefined) clearInterval(timer);
+      for (const id of [...files.keys()]) drop(id);
       return Promise.resolve();
     },
   };

@@ -4,7 +4,8 @@ import type { PutResultInput, ReadRequest, ReadResponse, ResultStore, StoredResu
 
 interface Entry {
   readonly meta: StoredResultMeta;
-  readonly items: readonly JsonValue[];
+  /** Each item's JSON: what a page is written from; parsed only for reads that ask for values (filters). */
+  readonly texts: readonly string[];
 }
 
 /** A result store in process memory, with the same TTL and byte caps as the file store. */
@@ -45,8 +46,11 @@ export function createMemoryResultStore(options: StoreOptions = {}): ResultStore
       const itemsError = tooManyItems(input.items.length);
       if (itemsError !== undefined) return Promise.reject(itemsError);
       let bytes = 0;
-      for (const item of input.items) {
-        bytes += Buffer.byteLength(JSON.stringify(item), 'utf8') + 2;
+      const texts: string[] = [];
+      for (let i = 0; i < input.items.length; i += 1) {
+        const text = input.texts?.[i] ?? JSON.stringify(input.items[i]);
+        texts.push(text);
+        bytes += Buffer.byteLength(text, 'utf8') + 2;
         if (bytes > limits.maxResultBytes) return Promise.reject(tooLarge(bytes, limits));
       }
       sweepNow();
@@ -56,7 +60,7 @@ export function createMemoryResultStore(options: StoreOptions = {}): ResultStore
         remove(id, 'disk_cap');
       }
       const meta: StoredResultMeta = { ...newHeader(input, now(), limits.ttlSeconds), bytes };
-      entries.set(meta.result_id, { meta, items: [...input.items] });
+      entries.set(meta.result_id, { meta, texts });
       used += bytes;
       report();
       return Promise.resolve(meta);
@@ -68,12 +72,18 @@ export function createMemoryResultStore(options: StoreOptions = {}): ResultStore
       return settle(() => {
         const entry = get(resultId);
         const { filter } = request;
-        const source = filter === undefined ? entry.items : entry.items.filter((item) => filter(item));
-        return {
-          meta: entry.meta,
-          items: source.slice(request.offset, request.offset + request.limit),
-          total: source.length,
-        };
+        if (filter === undefined) {
+          const items = entry.texts.slice(request.offset, request.offset + request.limit).map((text) => JSON.parse(text) as JsonValue);
+          return { meta: entry.meta, items, total: entry.texts.length };
+        }
+        const matching = entry.texts.map((text) => JSON.parse(text) as JsonValue).filter((item) => filter(item));
+        return { meta: entry.meta, items: matching.slice(request.offset, request.offset + request.limit), total: matching.length };
+      });
+    },
+    readTexts(resultId, offset, limit) {
+      return settle(() => {
+        const entry = get(resultId);
+        return { meta: entry.meta, texts: entry.texts.slice(offset, offset + limit) };
       });
     },
     sweep() {

@@ -123,8 +123,8 @@ export function createRedisResultStore(options: RedisStoreOptions): ResultStore 
       return found;
     });
 
-  /** Items [from, to) of a result (to ≤ total). */
-  const readItems = async (id: string, from: number, to: number): Promise<JsonValue[]> => {
+  /** The JSON of items [from, to) of a result (to ≤ total), unparsed. */
+  const readTexts = async (id: string, from: number, to: number): Promise<string[]> => {
     if (to <= from) return [];
     const first = Math.floor(from / CHUNK_ITEMS);
     const last = Math.floor((to - 1) / CHUNK_ITEMS);
@@ -134,9 +134,9 @@ export function createRedisResultStore(options: RedisStoreOptions): ResultStore 
         remedy: 'Run the original tool again to get a fresh result_id.',
       });
     }
-    const items = chunks.flatMap((chunk) => chunk.split('\n').map((line) => JSON.parse(line) as JsonValue));
-    return items.slice(from - first * CHUNK_ITEMS, to - first * CHUNK_ITEMS);
+    return chunks.flatMap((chunk) => chunk.split('\n')).slice(from - first * CHUNK_ITEMS, to - first * CHUNK_ITEMS);
   };
+  const readItems = async (id: string, from: number, to: number): Promise<JsonValue[]> => (await readTexts(id, from, to)).map((text) => JSON.parse(text) as JsonValue);
 
   return {
     async put(input: PutResultInput) {
@@ -157,8 +157,8 @@ export function createRedisResultStore(options: RedisStoreOptions): ResultStore 
           group = [];
         };
         try {
-          for (const item of input.items) {
-            const line = JSON.stringify(item);
+          for (let i = 0; i < input.items.length; i += 1) {
+            const line = input.texts?.[i] ?? JSON.stringify(input.items[i]);
             bytes += Buffer.byteLength(line, 'utf8') + 2;
             if (bytes > limits.maxResultBytes) throw tooLarge(bytes, limits);
             chunk.push(line);
@@ -207,6 +207,12 @@ export function createRedisResultStore(options: RedisStoreOptions): ResultStore 
         }
       }
       return { meta: found, items, total: matched };
+    },
+
+    async readTexts(resultId, offset, limit) {
+      const found = await meta(resultId);
+      const total = found.total_items;
+      return { meta: found, texts: await readTexts(resultId, Math.min(offset, total), Math.min(offset + limit, total)) };
     },
 
     sweep() {

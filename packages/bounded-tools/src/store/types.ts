@@ -25,6 +25,11 @@ export interface PutResultInput {
   readonly query: JsonValue;
   readonly counts: Counts;
   readonly items: readonly JsonValue[];
+  /**
+   * The items' JSON, each exactly `JSON.stringify(items[i])`, when the caller has it already (it measured them):
+   * the store writes these instead of stringifying every item again.
+   */
+  readonly texts?: readonly string[] | undefined;
 }
 
 export interface ReadRequest {
@@ -41,6 +46,12 @@ export interface ReadResponse {
   readonly total: number;
 }
 
+export interface ReadTextsResponse {
+  readonly meta: StoredResultMeta;
+  /** The JSON of each item read, exactly as `JSON.stringify` wrote it: never parsed on the way. */
+  readonly texts: string[];
+}
+
 /**
  * Where spilled tool results live until they expire. Implementations: files (default), memory. Every one
  * passes the same contract suite. Errors: `not_found` (unknown id), `result_expired`, `payload_too_large`.
@@ -49,6 +60,12 @@ export interface ResultStore {
   put(input: PutResultInput): Promise<StoredResultMeta>;
   meta(resultId: string): Promise<StoredResultMeta>;
   read(resultId: string, request: ReadRequest): Promise<ReadResponse>;
+  /**
+   * Items [offset, offset + limit) as their JSON texts, unparsed (no filter): what a page is rendered from, a few
+   * items at a time, so a page reads only what its token budget can hold. Every store here has it; a wrapper
+   * without it is read through `read` (parsed, then stringified again).
+   */
+  readTexts?(resultId: string, offset: number, limit: number): Promise<ReadTextsResponse>;
   /** Remove expired results now (also done on a timer and on put). */
   sweep(): Promise<void>;
   close(): Promise<void>;

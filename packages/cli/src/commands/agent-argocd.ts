@@ -1,9 +1,9 @@
 import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent } from '@flotilla/agent-argocd';
 import { defineCommand } from '../cli.js';
+import { listing } from './catalogue.js';
 
 export const agentArgoCdCommand = defineCommand({
-  path: ['agent', 'argocd'],
-  summary: 'Start the Argo CD agent (A2A: agent card, JSON-RPC and REST); --local brings its own simulator',
+  ...listing('agent argocd'),
   description:
     'The agent answers questions through its MCP tools: a remote Argo CD MCP server (--mcp-url), or the tools in process against\n' +
     'Argo CD (--argocd-url, --argocd-token), or against a local simulator (--local). Conversations continue by A2A contextId;\n' +

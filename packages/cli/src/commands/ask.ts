@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { BooleanFlagSchema, HttpUrlSchema, LogLevelSchema } from '@flotilla/core';
 import { connectA2AAgent, textRequest } from '@flotilla/agent-kit';
 import { defineCommand, type Output } from '../cli.js';
+import { listing } from './catalogue.js';
 
 export const ASK_SETTINGS = {
   question: { flag: 'question', env: 'FLOTILLA_QUESTION', schema: z.string().min(1, 'must not be empty').max(2_000, 'must be at most 2000 characters'), help: 'The question (or give it as the first word after ask)' },
@@ -49,8 +50,7 @@ export async function askAgent(
 }
 
 export const askCommand = defineCommand({
-  path: ['ask'],
-  summary: 'Ask an agent a question over A2A and stream the answer',
+  ...listing('ask'),
   description: 'Uses the official A2A client (streaming). Pass --context to continue a conversation, e.g. with "next page".',
   settings: ASK_SETTINGS,
   positional: 'question',

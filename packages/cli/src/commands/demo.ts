@@ -11,6 +11,7 @@ import { boundedInt, BooleanFlagSchema, LogLevelSchema, parseSettings } from '@f
 import { ARGO_ESTATE_DEFAULTS, generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, startNetBoxSimulator } from '@flotilla/simulators';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { defineCommand } from '../cli.js';
+import { listing } from './catalogue.js';
 import { askAgent } from './ask.js';
 import type { Output } from '../cli.js';
 
@@ -74,8 +75,7 @@ const FANOUT_QUESTION = 'which apps are out of sync in prod and which switches a
 const show = (value: unknown): string => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
 
 export const demoCommand = defineCommand({
-  path: ['demo'],
-  summary: 'Run the local demo: simulators + MCP servers + Argo CD and NetBox agents + the supervisor + scripted conversations',
+  ...listing('demo'),
   description:
     'Starts the Argo CD and NetBox simulators, their MCP servers and agents, and the supervisor in front of them on free loopback\n' +
     'ports; holds a conversation about each domain and asks one question that needs both agents, all through the\n' +

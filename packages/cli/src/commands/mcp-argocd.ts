@@ -1,9 +1,9 @@
-import { ARGOCD_MCP_SETTINGS, startArgoCdMcpServer } from '@flotilla/agent-argocd';
+import { ARGOCD_MCP_SETTINGS, startArgoCdMcpServer } from '@flotilla/agent-argocd/mcp';
 import { defineCommand } from '../cli.js';
+import { listing } from './catalogue.js';
 
 export const mcpArgoCdCommand = defineCommand({
-  path: ['mcp', 'argocd'],
-  summary: 'Start the Argo CD MCP server (bounded tools over Streamable HTTP at /mcp)',
+  ...listing('mcp argocd'),
   description:
     'Tools: list_applications, get_application, list_projects, list_applicationsets, list_clusters, search_argocd_resources,\n' +
     'read_result. Every result is measured in tokens and fits the budget; large ones are stored and paged with read_result.',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { boundedInt, HostSchema, LogLevelSchema, PortSchema, secretSchema } from '@flotilla/core';
 import { ARGO_ESTATE_DEFAULTS, startArgoCdSimulator } from '@flotilla/simulators';
 import { defineCommand } from '../cli.js';
+import { listing } from './catalogue.js';
 
 const fraction = z.coerce
   .number({ message: 'must be a number from 0 to 1' })
@@ -43,8 +44,7 @@ export const SIM_ARGOCD_SETTINGS = {
 } as const;
 
 export const simArgoCdCommand = defineCommand({
-  path: ['sim', 'argocd'],
-  summary: 'Start the Argo CD simulator (real REST API, seeded estate, fault injection)',
+  ...listing('sim argocd'),
   description:
     'Serves /api/v1/applications (with each one\'s resource tree, managed resources, events and streamed logs), projects, applicationsets\n' +
     'and clusters with Argo CD\'s semantics (fields projection, label selectors, no pagination, bearer auth) over a deterministic estate,\n' +

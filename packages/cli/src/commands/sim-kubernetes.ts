@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { FlotillaError, HostSchema, LogLevelSchema, PortSchema } from '@flotilla/core';
 import { KUBERNETES_SIM_LIMITS, startKubernetesSimulator, type KubeService } from '@flotilla/simulators';
 import { defineCommand } from '../cli.js';
+import { listing } from './catalogue.js';
 
 /** Largest --services file read. */
 const SERVICES_FILE_MAX_BYTES = 16 * 1024 * 1024;
@@ -59,8 +60,7 @@ async function readServices(path: string): Promise<KubeService[]> {
 }
 
 export const simKubernetesCommand = defineCommand({
-  path: ['sim', 'kubernetes'],
-  summary: 'Start the Kubernetes API simulator (Services: list and watch with label selectors), for supervisor discovery',
+  ...listing('sim kubernetes'),
   description:
     'Serves /api/v1/services and /api/v1/namespaces/<ns>/services with the API server\'s list and watch semantics (label selectors,\n' +
     'resourceVersion, 410 Gone, Status errors), over HTTPS with --tls-cert/--tls-key and behind a bearer token with --token.',

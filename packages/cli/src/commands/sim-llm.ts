@@ -1,6 +1,7 @@
 import { boundedInt, HostSchema, LogLevelSchema, PortSchema, secretSchema } from '@flotilla/core';
 import { startFakeAnthropic, startFakeOpenAi } from '@flotilla/simulators';
 import { defineCommand } from '../cli.js';
+import { listing } from './catalogue.js';
 
 /** What every fake LLM command shares; only the port (its default and variable) and the window default differ. */
 function fakeLlmSettings(provider: { readonly name: string; readonly portEnv: string; readonly port: number; readonly contextWindow: number }) {
@@ -36,8 +37,7 @@ const SCRIPT =
   'context window.';
 
 export const simOpenAiCommand = defineCommand({
-  path: ['sim', 'openai'],
-  summary: 'Start a fake OpenAI API (Chat Completions, streaming, its errors): a scripted stand-in, not a model',
+  ...listing('sim openai'),
   description:
     'Serves POST /v1/chat/completions (JSON and streamed) and GET /v1/models with OpenAI\'s wire format, bearer auth and error bodies.\n' +
     `${SCRIPT}\n` +
@@ -62,8 +62,7 @@ export const simOpenAiCommand = defineCommand({
 });
 
 export const simAnthropicCommand = defineCommand({
-  path: ['sim', 'anthropic'],
-  summary: 'Start a fake Anthropic API (Messages, streaming, its errors): a scripted stand-in, not a model',
+  ...listing('sim anthropic'),
   description:
     'Serves POST /v1/messages (JSON and streamed) and GET /v1/models with Anthropic\'s wire format, x-api-key auth, the\n' +
     'anthropic-version header and its error bodies.\n' +

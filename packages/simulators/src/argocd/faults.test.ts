@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isFlotillaError } from '@flotilla/core';
+import { manualClock, type ManualClock } from '../clock.test-util.js';
 import { generateArgoEstate } from './data.js';
 import { createArgoCdApp, startArgoCdSimulator, type ArgoFaults, type RunningSimulator } from './server.js';
 
 const TOKEN = 'sim-test-token';
 const estate = generateArgoEstate({ seed: 9, applications: 60, projects: 10, applicationSets: 6, clusters: 4 });
 const running: RunningSimulator[] = [];
-const start = async (faults: ArgoFaults): Promise<RunningSimulator> => {
-  const sim = await startArgoCdSimulator({ token: TOKEN, estate, faults });
+const start = async (faults: ArgoFaults, clock?: ManualClock): Promise<RunningSimulator> => {
+  const sim = await startArgoCdSimulator({ token: TOKEN, estate, faults, ...(clock === undefined ? {} : { clock }) });
   running.push(sim);
   return sim;
 };
@@ -70,14 +71,20 @@ describe('fault injection', () => {
     expect(JSON.parse(await (await get(sim, `/api/v1/applications/${app}`)).text())).toMatchObject({ metadata: { name: app } });
   });
 
-  it('latencyMs delays answers (health checks excepted)', async () => {
-    const sim = await start({ latencyMs: 250 });
-    let started = performance.now();
-    expect((await get(sim, '/api/v1/clusters')).status).toBe(200);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(240);
-    started = performance.now();
-    await get(sim, '/healthz');
-    expect(performance.now() - started).toBeLessThan(200);
+  it('latencyMs holds each answer until that much time has passed; health checks are answered at once', async () => {
+    const clock = manualClock();
+    const sim = await start({ latencyMs: 250 }, clock);
+    const clusters = get(sim, '/api/v1/clusters');
+    expect(await clock.delays(1)).toEqual([250]);
+    // Answered while the clock stands still: a health check asks for no delay (a second one would win the race).
+    const health = await Promise.race([get(sim, '/healthz').then((r) => r.status), clock.delays(2).then(() => 'delayed')]);
+    expect(health).toBe(200);
+    expect(sim.stats().bytesSent).toBe('ok'.length);
+    clock.advance(249);
+    expect(clock.waiting()).toEqual([1]);
+    clock.advance(1);
+    expect((await clusters).status).toBe(200);
+    expect(clock.waiting()).toEqual([]);
   });
 
   it('validates its options with clear errors', () => {
@@ -94,5 +101,6 @@ describe('fault injection', () => {
     expect(fails({ token: TOKEN, estate, faults: { errorRate: 2, latencyMs: -1 } })).toMatch(/faults\.latencyMs: must be >= 0.*faults\.errorRate: must be from 0 to 1/);
     expect(fails({ token: TOKEN, estate, port: 70_000 })).toMatch(/port: must be 0 \(any free port\) to 65535/);
     expect(fails({ token: TOKEN, estate: { applications: -5 } })).toMatch(/applications: must be at least 0/);
+    expect(fails({ token: TOKEN, estate, clock: { now: () => 0 } as never })).toMatch(/clock: must have now\(\) and delay\(ms, callback\)/);
   });
 });

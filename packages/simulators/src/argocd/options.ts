@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FlotillaError } from '@flotilla/core';
+import { ClockSchema } from '../clock.js';
 import { LOG_LIMITS } from './logs.js';
 
 /** Parses `input` with `schema`, or throws a `config_invalid` FlotillaError naming every bad field. */
@@ -55,5 +56,6 @@ export const SimulatorOptionsSchema = z.strictObject({
   estate: z.unknown().optional(),
   faults: ArgoFaultsSchema.prefault({}),
   logs: LogOptionsSchema.prefault({}),
+  clock: ClockSchema,
   logger: z.unknown().optional(),
 });

@@ -60,5 +60,5 @@ describe('an estate of 10,000 applications', () => {
         expect(await logs.text()).toMatch(/"last":true/);
       }
     }
-  }, 30_000);
+  });
 });

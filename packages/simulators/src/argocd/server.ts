@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { describeError, silentLogger, type Logger } from '@flotilla/core';
+import type { SimulatorClock } from '../clock.js';
 import { countBodyBytes, listen } from '../http.js';
 import { createRng } from '../prng.js';
 import { ARGO_ESTATE_DEFAULTS, estateEpoch, generateArgoEstate, type ArgoEstateOptions } from './data.js';
@@ -33,6 +34,8 @@ export interface ArgoCdSimulatorOptions {
   faults?: ArgoFaults;
   /** Sizes of the generated pod logs (defaults: `LOG_LIMITS`). */
   logs?: ArgoLogOptions;
+  /** What `faults.latencyMs` waits on (default: real time); tests step their own. */
+  clock?: SimulatorClock;
   logger?: Logger;
 }
 
@@ -175,7 +178,7 @@ export function createArgoCdApp(options: ArgoCdSimulatorOptions, counters: Simul
     counters.requests += 1;
     countBodyBytes(req, res, counters);
     res.on('close', () => logger.debug({ method: req.method, url: req.originalUrl, status: res.statusCode, complete: res.writableFinished }, 'argocd-sim request'));
-    if (faults.latencyMs > 0 && req.path !== '/healthz') setTimeout(next, faults.latencyMs);
+    if (faults.latencyMs > 0 && req.path !== '/healthz') parsed.clock.delay(faults.latencyMs, next);
     else next();
   });
 

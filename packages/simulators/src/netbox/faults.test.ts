@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { isFlotillaError } from '@flotilla/core';
+import { manualClock } from '../clock.test-util.js';
 import { generateNetBoxEstate } from './data.js';
 import { createNetBoxApp, startNetBoxSimulator, type NetBoxSimulatorOptions, type RunningNetBoxSimulator } from './server.js';
 
@@ -13,7 +14,6 @@ const start = async (options: Omit<NetBoxSimulatorOptions, 'token' | 'estate'>):
 };
 const get = (sim: RunningNetBoxSimulator, path: string, token: string | null = TOKEN): Promise<Response> =>
   fetch(`${sim.url}${path}`, { headers: token === null ? {} : { authorization: `Token ${token}` } });
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
@@ -21,7 +21,8 @@ afterEach(async () => {
 
 describe('rate limiting', () => {
   it('answers 429 with Retry-After once the bucket is empty, per token, and refills', async () => {
-    const sim = await start({ rateLimit: { requestsPerSecond: 2, burst: 3 } });
+    const clock = manualClock();
+    const sim = await start({ rateLimit: { requestsPerSecond: 2, burst: 3 }, clock });
     const statuses: number[] = [];
     for (let i = 0; i < 3; i += 1) statuses.push((await get(sim, '/api/dcim/devices/?limit=1')).status);
     const throttled = await get(sim, '/api/dcim/interfaces/?limit=1');
@@ -31,19 +32,31 @@ describe('rate limiting', () => {
     // Requests without the token are refused before the limiter and do not drain it.
     expect((await get(sim, '/api/dcim/devices/', null)).status).toBe(403);
     expect(sim.stats()).toMatchObject({ requests: 5, rateLimited: 1, byEndpoint: { 'dcim/devices': 4, 'dcim/interfaces': 1 } });
-    await sleep(550);
+    // 2 a second: not a whole token after 499 ms, exactly one after 500 ms.
+    clock.advance(499);
+    expect((await get(sim, '/api/dcim/devices/?limit=1')).status).toBe(429);
+    clock.advance(1);
     expect((await get(sim, '/api/dcim/devices/?limit=1')).status).toBe(200);
     expect((await get(sim, '/api/dcim/devices/?limit=1')).status).toBe(429);
-    expect(sim.stats().rateLimited).toBe(2);
+    expect(sim.stats().rateLimited).toBe(3);
+    // Long after, the bucket is full again, and never fuller than `burst`.
+    clock.advance(60_000);
+    const refilled: number[] = [];
+    for (let i = 0; i < 4; i += 1) refilled.push((await get(sim, '/api/dcim/devices/?limit=1')).status);
+    expect(refilled).toEqual([200, 200, 200, 429]);
   });
 
   it('tells a slow bucket how many whole seconds to wait', async () => {
-    const sim = await start({ rateLimit: { requestsPerSecond: 0.25, burst: 1 } });
+    const clock = manualClock();
+    const sim = await start({ rateLimit: { requestsPerSecond: 0.25, burst: 1 }, clock });
     expect((await get(sim, '/api/status/')).status).toBe(200);
     const throttled = await get(sim, '/api/status/');
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toBe('4');
     expect(await throttled.json()).toEqual({ detail: 'Request was throttled. Expected available in 4 seconds.' });
+    // A wait in progress rounds up to whole seconds.
+    clock.advance(1_500);
+    expect((await get(sim, '/api/status/')).headers.get('retry-after')).toBe('3');
   });
 });
 
@@ -104,11 +117,17 @@ describe('fault injection', () => {
     expect(await (await get(sim, '/api/dcim/devices/3/')).json()).toMatchObject({ id: 3 });
   });
 
-  it('latencyMs delays answers', async () => {
-    const sim = await start({ faults: { latencyMs: 200 } });
-    const started = performance.now();
-    expect((await get(sim, '/api/dcim/sites/')).status).toBe(200);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+  it('latencyMs holds each answer until that much time has passed', async () => {
+    const clock = manualClock();
+    const sim = await start({ faults: { latencyMs: 200 }, clock });
+    const sites = get(sim, '/api/dcim/sites/');
+    expect(await clock.delays(1)).toEqual([200]);
+    clock.advance(199);
+    expect(clock.waiting()).toEqual([1]);
+    expect(sim.stats().bytesSent).toBe(0);
+    clock.advance(1);
+    expect((await sites).status).toBe(200);
+    expect(sim.stats().bytesSent).toBeGreaterThan(0);
   });
 });
 
@@ -144,5 +163,6 @@ describe('options', () => {
     expect(fails({ token: TOKEN, estate, rateLimit: { requestsPerSecond: 0, burst: 0.5 } })).toMatch(/rateLimit\.requestsPerSecond: must be > 0.*rateLimit\.burst: must be a whole number/);
     expect(fails({ token: TOKEN, estate, maxPageSize: 0 })).toMatch(/maxPageSize: must be at least 1/);
     expect(fails({ token: TOKEN, estate: { devices: -5 } })).toMatch(/devices: must be at least 0/);
+    expect(fails({ token: TOKEN, estate, clock: 'fast' as never })).toMatch(/clock: must have now\(\) and delay\(ms, callback\)/);
   });
 });

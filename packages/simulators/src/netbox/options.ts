@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ClockSchema } from '../clock.js';
 
 const fraction = z.number({ message: 'must be a number' }).min(0, 'must be from 0 to 1').max(1, 'must be from 0 to 1');
 
@@ -26,5 +27,6 @@ export const NetBoxSimulatorOptionsSchema = z.strictObject({
   faults: NetBoxFaultsSchema.prefault({}),
   rateLimit: NetBoxRateLimitSchema.optional(),
   maxPageSize: z.number({ message: 'must be a number' }).int('must be a whole number').min(1, 'must be at least 1').max(100_000, 'must be at most 100000').default(1000),
+  clock: ClockSchema,
   logger: z.unknown().optional(),
 });

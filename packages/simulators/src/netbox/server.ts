@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { describeError, silentLogger, type Logger } from '@flotilla/core';
+import type { SimulatorClock } from '../clock.js';
 import { countBodyBytes, listen } from '../http.js';
 import { createRng } from '../prng.js';
 import { parseOptions } from '../argocd/options.js';
@@ -40,6 +41,8 @@ export interface NetBoxSimulatorOptions {
   rateLimit?: NetBoxRateLimit;
   /** NetBox's MAX_PAGE_SIZE: the largest `limit` honoured, and what `limit=0` means. Default 1000. */
   maxPageSize?: number;
+  /** What the rate limiter reads and `faults.latencyMs` waits on (default: real time); tests step their own. */
+  clock?: SimulatorClock;
   logger?: Logger;
 }
 
@@ -136,7 +139,7 @@ export function createNetBoxApp(options: NetBoxSimulatorOptions, counters: NetBo
     if (key !== undefined) counters.byEndpoint[key] = (counters.byEndpoint[key] ?? 0) + 1;
     countBodyBytes(req, res, counters);
     res.on('close', () => logger.debug({ method: req.method, url: req.originalUrl, status: res.statusCode, complete: res.writableFinished }, 'netbox-sim request'));
-    if (faults.latencyMs > 0) setTimeout(next, faults.latencyMs);
+    if (faults.latencyMs > 0) parsed.clock.delay(faults.latencyMs, next);
     else next();
   });
 
@@ -148,7 +151,7 @@ export function createNetBoxApp(options: NetBoxSimulatorOptions, counters: NetBo
     if (token !== undefined && token !== parsed.token) return routes.sendJson(res, 403, { detail: token === '' ? 'Invalid token header. No credentials provided.' : 'Invalid token' });
     if (token === undefined && route.kind !== 'status') return routes.sendJson(res, 403, { detail: 'Authentication credentials were not provided.' });
     if (token !== undefined && buckets !== undefined) {
-      const wait = buckets.take(token, performance.now());
+      const wait = buckets.take(token, parsed.clock.now());
       if (wait > 0) {
         counters.rateLimited += 1;
         res.setHeader('Retry-After', String(wait));

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { boundedInt, HostSchema, LogLevelSchema, PortSchema, secretSchema } from '@flotilla/core';
-import { NETBOX_AGENT_SETTINGS, NETBOX_MCP_SETTINGS, startNetBoxAgent, startNetBoxMcpServer } from '@flotilla/agent-netbox';
 import { NETBOX_ESTATE_DEFAULTS, startNetBoxSimulator } from '@flotilla/simulators';
 import { defineCommand } from '../cli.js';
+import { listing } from './catalogue.js';
 
 const fraction = z.coerce
   .number({ message: 'must be a number from 0 to 1' })
@@ -33,8 +33,7 @@ export const SIM_NETBOX_SETTINGS = {
 } as const;
 
 export const simNetBoxCommand = defineCommand({
-  path: ['sim', 'netbox'],
-  summary: 'Start the NetBox simulator (real REST API v4, seeded estate, rate limit, fault injection)',
+  ...listing('sim netbox'),
   description:
     'Serves /api/dcim/{sites,racks,devices,interfaces,cables,modules} and /api/ipam/{vlans,prefixes,ip-addresses} with NetBox\'s\n' +
     'semantics (limit/offset paging, brief, fields, OR-ed repeated filters, q search, Token auth, 429 with Retry-After) over a\n' +
@@ -59,37 +58,4 @@ export const simNetBoxCommand = defineCommand({
     logger.info({ url: sim.url, devices: settings.devices }, 'NetBox simulator listening');
     return sim;
   },
-});
-
-export const mcpNetBoxCommand = defineCommand({
-  path: ['mcp', 'netbox'],
-  summary: 'Start the NetBox MCP server (bounded tools over Streamable HTTP at /mcp)',
-  description:
-    'Tools: list_sites, list_devices, list_vlans, list_prefixes, list_ip_addresses, list_modules, list_cables, list_interfaces,\n' +
-    'count_netbox_objects, get_netbox_object, get_prefix_usage, search_netbox, read_result. Lists page through NetBox itself;\n' +
-    'interfaces of many devices are read in few requests; every NetBox request shares one rate limiter.',
-  settings: NETBOX_MCP_SETTINGS,
-  examples: [
-    'flotilla mcp netbox --netbox-url http://127.0.0.1:8000 --netbox-token dev-token',
-    'FLOTILLA_NETBOX_URL=https://netbox.example.com FLOTILLA_NETBOX_TOKEN=... flotilla mcp netbox --host 0.0.0.0 --netbox-rate-limit 10',
-  ],
-  run: ({ settings, logger }) => startNetBoxMcpServer(settings, { logger }),
-});
-
-export const agentNetBoxCommand = defineCommand({
-  path: ['agent', 'netbox'],
-  summary: 'Start the NetBox agent (A2A); --local brings its own simulator',
-  description:
-    'The agent answers questions through its MCP tools: a remote NetBox MCP server (--mcp-url), or the tools in process against\n' +
-    'NetBox (--netbox-url, --netbox-token), or against a local simulator (--local). Limitations are detected before any list is\n' +
-    'read: N+1 queries are batched, large answers come in batches ("next batch"), --state-dir keeps those sessions across restarts,\n' +
-    'and --redis-url shares them (with conversations and stored results) between replicas.',
-  settings: NETBOX_AGENT_SETTINGS,
-  examples: [
-    'flotilla agent netbox --local',
-    'flotilla agent netbox --mcp-url http://127.0.0.1:8093/mcp',
-    'flotilla agent netbox --netbox-url https://netbox.example.com --netbox-token "$NETBOX_TOKEN" --state-dir /var/lib/flotilla/sessions',
-    'FLOTILLA_REDIS_URL=redis://redis:6379 flotilla agent netbox --netbox-url https://netbox.example.com --netbox-token "$NETBOX_TOKEN"',
-  ],
-  run: ({ settings, logger }) => startNetBoxAgent(settings, logger),
 });
