@@ -70,7 +70,8 @@ async function idleOf(cli: string, piece: string, args: readonly string[], msg: 
  * simulators in this process, IDLE_SECONDS after its start without a request; also once start-up settled); the peak RSS and the CPU per tool call (a read_result page of at most the 2,000-token
  * budget) of an Argo CD MCP server while 10 clients page all of 10,000 applications; and a cached rules answer at 50
  * concurrent A2A clients (the Argo CD agent, tools in process; each request a new conversation, the answer cached
- * after the first). `cli` may be another build's CLI, for a before/after in one run.
+ * after the first; each client's first request, which sets up its connection, untimed). `cli` may be another build's
+ * CLI, for a before/after in one run.
  */
 export async function benchLean(options: { readonly cli: string; readonly progress: (line: string) => void; readonly cachedClients?: number; readonly cachedRequests?: number }): Promise<LeanResult> {
   const argo = await startArgoCdSimulator({ token: TOKEN });
@@ -102,10 +103,24 @@ export async function benchLean(options: { readonly cli: string; readonly progre
       const latencies: number[] = [];
       let failures = 0;
       let issued = 0;
-      const started = performance.now();
+      let started = 0;
+      let warmed = 0;
+      let go: () => void = () => undefined;
+      // Timing starts once every client has its connection: then all of them ask at once.
+      const ready = new Promise<void>((resolve) => (go = resolve)).then(() => {
+        if (started === 0) started = performance.now();
+      });
+      const warmedOne = (): void => {
+        warmed += 1;
+        if (warmed === clients) go();
+      };
       await Promise.all(
         Array.from({ length: clients }, async () => {
           const client = await factory.createFromUrl(url);
+          // One untimed request per client first: its connection set up, as a long-lived caller's is.
+          await client.sendMessage(textRequest(CACHED_QUESTION, randomUUID())).catch(() => undefined);
+          warmedOne();
+          await ready;
           while (issued < requests) {
             issued += 1;
             const t0 = performance.now();

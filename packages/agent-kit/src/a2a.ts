@@ -159,6 +159,8 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
   const handler = new DefaultRequestHandler(card, new BoundedTaskStore({ metrics: options.metrics }), executor);
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: express would hash every JSON-RPC answer (SHA-1 of the whole body) for a header no A2A client sends back.
+  app.disable('etag');
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

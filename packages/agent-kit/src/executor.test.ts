@@ -172,6 +172,37 @@ describe('one turn per conversation at a time', () => {
   });
 });
 
+describe('status updates of a turn', () => {
+  /** Every status a streamed turn went through, in order, with its note. */
+  async function statuses(client: Client, question: string, onNote: (note: string) => void = () => undefined): Promise<string[]> {
+    const seen: string[] = [];
+    for await (const event of client.sendMessageStream(textRequest(question, randomUUID()))) {
+      const payload = event.payload;
+      if (payload?.$case === 'task') seen.push(TaskState[payload.value.status?.state ?? 0] ?? '');
+      if (payload?.$case !== 'statusUpdate') continue;
+      const note = payload.value.status?.message?.parts[0]?.content;
+      const text = note?.$case === 'text' ? note.value : '';
+      seen.push(`${TaskState[payload.value.status?.state ?? 0] ?? ''}${text === '' ? '' : `: ${text}`}`);
+      if (text !== '') onNote(text);
+    }
+    return seen;
+  }
+
+  it('an answer ready at once (a cached one) goes from submitted to completed; a turn still running says it is working', async () => {
+    const working = gate();
+    const { client } = await start(async (question) => {
+      if (question === 'slow') await working.promise;
+      return { answer: 'done', options: [], metadata: {} };
+    });
+    expect(await statuses(client, 'cached')).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_COMPLETED']);
+    // The slow turn is answered only once it said it is working.
+    const slow = await statuses(client, 'slow', (note) => {
+      if (note === 'Working on it…') working.open();
+    });
+    expect(slow).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING: Working on it…', 'TASK_STATE_COMPLETED']);
+  });
+});
+
 describe('the turn deadline', () => {
   it('aborts a turn that never ends and says so (FAILED, timed_out); the conversation goes on', async () => {
     const reasons: unknown[] = [];

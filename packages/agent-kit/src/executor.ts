@@ -13,6 +13,11 @@ export type ProgressNote = (note: string) => void;
 /** Progress notes are cut to this many characters, and at most one is relayed per PROGRESS_MIN_INTERVAL_MS. */
 export const PROGRESS_NOTE_MAX_CHARS = 300;
 export const PROGRESS_MIN_INTERVAL_MS = 250;
+/**
+ * A turn still unanswered this long after it started says "Working on it…" (a WORKING status). One answered sooner (a
+ * cached answer) goes from submitted straight to completed: a status update, and its task-store round trip, fewer.
+ */
+export const WORKING_NOTE_AFTER_MS = 100;
 
 /**
  * One question of one conversation (contextId), answered by an agent's workflow. `signal` aborts when the turn
@@ -258,14 +263,18 @@ export class WorkflowExecutor implements AgentExecutor {
     status: (state: TaskState, note?: string) => void,
     finish: (answer: string, metadata: Record<string, unknown>, state?: TaskState, structured?: Readonly<Record<string, unknown>>) => void,
   ): Promise<void> {
-    status(TaskState.TASK_STATE_WORKING, 'Working on it…');
     // At most one note per interval; a note that comes sooner waits for the interval's end (the latest one wins).
     let lastNote = 0;
     let pending: string | undefined;
     let timer: NodeJS.Timeout | undefined;
     let done = false;
+    const working = setTimeout(() => {
+      if (!done && !this.cancelled.has(taskId)) status(TaskState.TASK_STATE_WORKING, 'Working on it…');
+    }, WORKING_NOTE_AFTER_MS);
     const send = (note: string): void => {
       if (done || this.cancelled.has(taskId)) return;
+      // A note of the turn's own says it is working.
+      clearTimeout(working);
       lastNote = performance.now();
       status(TaskState.TASK_STATE_WORKING, note.slice(0, PROGRESS_NOTE_MAX_CHARS));
     };
@@ -288,6 +297,7 @@ export class WorkflowExecutor implements AgentExecutor {
     const aborted = new Promise<undefined>((resolve) => turn.signal.addEventListener('abort', () => resolve(undefined), { once: true }));
     const first = await Promise.race([settled, aborted]);
     clearTimeout(timer);
+    clearTimeout(working);
     if (first === undefined || ('error' in first && turn.signal.aborted)) {
       done = true;
       const why = turn.signal.reason instanceof TurnAborted ? turn.signal.reason.why : 'shutting_down';

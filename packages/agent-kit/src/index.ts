@@ -43,6 +43,8 @@ export {
   type WorkflowOptions,
   type TurnResult,
   type CachedTurn,
+  type CountedAnswer,
+  answerTokens,
 } from './workflow.js';
 export { mcpToolCaller } from './mcp.js';
 export {
@@ -57,7 +59,7 @@ export {
   API_KEY_HEADER,
 } from './a2a.js';
 export { A2A_LIMITS, jsonRpcBinding, restBinding, type A2AProtocolOptions } from './a2a-protocol.js';
-export { WorkflowExecutor, PROGRESS_NOTE_MAX_CHARS, PROGRESS_MIN_INTERVAL_MS, type AnswerTurn, type ProgressNote } from './executor.js';
+export { WorkflowExecutor, PROGRESS_NOTE_MAX_CHARS, PROGRESS_MIN_INTERVAL_MS, WORKING_NOTE_AFTER_MS, type AnswerTurn, type ProgressNote } from './executor.js';
 export {
   TURN_LIMITS,
   TurnAborted,

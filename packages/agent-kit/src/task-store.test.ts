@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { createMetrics, METRIC } from '@flotilla/metrics';
 import { BoundedTaskStore, TASK_STORE_LIMITS } from './index.js';
+import { copyMeasured } from './task-store.js';
 
 const task = (id: string, contextId = 'c1', timestamp?: string): Task =>
   ({ id, contextId, status: { state: TaskState.TASK_STATE_COMPLETED, timestamp, message: undefined }, artifacts: [], history: [], metadata: undefined });
@@ -148,5 +150,32 @@ describe('bounded A2A task store', () => {
     expect(store.size).toBe(0);
     expect(await read(METRIC.storeEntries, 'store="task"')).toBe(0);
     expect(await read(METRIC.storeBytes, 'store="task"')).toBe(0);
+  });
+
+  it('sizes a task in one walk exactly as its JSON, and keeps a copy the caller cannot change', () => {
+    // Any JSON-like value, with what JSON drops or escapes: undefined fields, quotes, controls, astral and lone surrogates.
+    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constantFrom('"', '\\', '\n', '\u0000', '\ud800', 'é😀'));
+    const value = fc.letrec((tie) => ({
+      leaf: fc.oneof(text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined)),
+      node: fc.oneof({ depthSize: 'small' }, tie('leaf'), fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(text, tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        const { copy, bytes } = copyMeasured(v);
+        expect(bytes).toBe(Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8'));
+        expect(copy).toEqual(v);
+      }),
+      { numRuns: 500 },
+    );
+    const original = { ...task('a'), history: [message('m', 10)] };
+    const { copy } = copyMeasured(original);
+    (copy.history[0] as Message).messageId = 'changed';
+    expect(original.history[0]?.messageId).toBe('m');
+    // Bytes of a raw part are copied, not shared.
+    const raw = { bytes: new Uint8Array([1, 2, 3]) };
+    const copied = copyMeasured(raw);
+    expect(copied.bytes).toBe(Buffer.byteLength(JSON.stringify(raw)));
+    copied.copy.bytes[0] = 9;
+    expect(raw.bytes[0]).toBe(1);
   });
 });

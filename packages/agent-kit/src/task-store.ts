@@ -57,16 +57,18 @@ const PLAIN_JSON_STRING = new RegExp(`^[^"\\\\${String.fromCharCode(0)}-${String
  * the rest of a cached answer. Plain objects and arrays are copied here; anything else (bytes of a raw part) by
  * structuredClone and measured by JSON.stringify, as before.
  */
-export function copyMeasured<T>(value: T): { readonly copy: T; readonly bytes: number } {
+export function copyMeasured<T>(value: T, measure = true): { readonly copy: T; readonly bytes: number } {
   let bytes = 0;
-  const jsonString = (text: string): number => (PLAIN_JSON_STRING.test(text) ? Buffer.byteLength(text, 'utf8') + 2 : Buffer.byteLength(JSON.stringify(text), 'utf8'));
+  /** Bytes of a string's JSON; 0 when only a copy is wanted (a load). */
+  const jsonString = (text: string): number =>
+    !measure ? 0 : PLAIN_JSON_STRING.test(text) ? Buffer.byteLength(text, 'utf8') + 2 : Buffer.byteLength(JSON.stringify(text), 'utf8');
   const walk = (v: unknown, inArray: boolean): unknown => {
     switch (typeof v) {
       case 'string':
         bytes += jsonString(v);
         return v;
       case 'number':
-        bytes += Number.isFinite(v) ? String(v).length : 4;
+        if (measure) bytes += Number.isFinite(v) ? String(v).length : 4;
         return v;
       case 'boolean':
         bytes += v ? 4 : 5;
@@ -96,7 +98,7 @@ export function copyMeasured<T>(value: T): { readonly copy: T; readonly bytes: n
     const object = v as Record<string, unknown>;
     const proto: unknown = Object.getPrototypeOf(object);
     if (proto !== Object.prototype && proto !== null) {
-      bytes += Buffer.byteLength(JSON.stringify(object) ?? 'null', 'utf8');
+      if (measure) bytes += Buffer.byteLength(JSON.stringify(object) ?? 'null', 'utf8');
       return structuredClone(object);
     }
     const out: Record<string, unknown> = {};
@@ -173,7 +175,7 @@ export class BoundedTaskStore implements TaskStore {
       this.remove(taskId, entry, 'ttl');
       return Promise.resolve(undefined);
     }
-    return Promise.resolve(copyMeasured(entry.task).copy);
+    return Promise.resolve(copyMeasured(entry.task, false).copy);
   }
 
   list(params: ListRequest): Promise<ListResponse> {
@@ -207,7 +209,7 @@ export class BoundedTaskStore implements TaskStore {
     // not return megabytes of stored answers).
     const history = Math.min(TASK_STORE_LIMITS.listHistoryMax, historyLength ?? 0);
     const tasks = page.map((e) => {
-      const { copy } = copyMeasured(e.task);
+      const { copy } = copyMeasured(e.task, false);
       copy.history = history === 0 ? [] : copy.history.slice(-history);
       if (params.includeArtifacts !== true) copy.artifacts = [];
       return copy;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadTokenCounter } from '@flotilla/tokens';
+import { AnswerCache } from './answer-cache.js';
 import { boundedMemoryStore } from './memory-store.js';
-import { createWorkflow, type AgentDomain, type AgentModel, type CallTool } from './workflow.js';
+import { answerTokens, createWorkflow, type AgentDomain, type AgentModel, type CachedTurn, type CallTool } from './workflow.js';
 
 /**
  * The workflow around a toy domain whose memory grows with the question: a memory over the store's per-conversation
@@ -65,5 +66,33 @@ describe('the workflow', () => {
     // The abort reached the tool call itself (the graph alone would stop waiting but leave the call running).
     expect(toolSawAbort).toBe(true);
     expect(result?.error?.message ?? String(error)).toMatch(/abort/i);
+  });
+
+  it('classifies a question once, counts its answer once, and answers it again from the cache without a tool call or a count', async () => {
+    const real = await loadTokenCounter();
+    let counts = 0;
+    let classified = 0;
+    let toolCalls = 0;
+    const counter = { ...real, count: (text: string) => ((counts += 1), real.count(text)) };
+    const counting: AgentModel<Intent> = { kind: 'rules', classify: (q) => ((classified += 1), model.classify(q)) };
+    const callTool: CallTool = (call) => ((toolCalls += 1), Promise.resolve({ call, isError: false, body: {} }));
+    const cache = new AnswerCache<CachedTurn<Intent, { readonly asked: string }>>();
+    const workflow = createWorkflow({ model: counting, domain, callTool, counter, answerCache: { cache, cacheableIntents: ['echo'] } });
+
+    const first = await workflow.ask('which apps are out of sync in prod', 'c1');
+    expect([first.cached, toolCalls, classified]).toEqual([false, 1, 1]);
+    // The answer's tokens are the budget check's count: reading them counts nothing more.
+    const afterFirst = counts;
+    expect(answerTokens(first, counter)).toBe(real.count(first.answer));
+    expect(counts).toBe(afterFirst);
+
+    const again = await workflow.ask('which apps are out of sync in prod', 'c2');
+    expect(again.cached).toBe(true);
+    expect(again.answer).toBe(first.answer);
+    expect(answerTokens(again, counter)).toBe(real.count(first.answer));
+    expect([toolCalls, classified, counts]).toEqual([1, 2, afterFirst]);
+    // An answer rebuilt from the turn (a caller's own text) is counted, not read from the turn.
+    expect(answerTokens({ ...again, answer: `1. ${again.answer}` }, counter)).toBe(real.count(`1. ${first.answer}`));
+    expect(counts).toBe(afterFirst + 1);
   });
 });

@@ -143,8 +143,16 @@ export interface WorkflowOptions<I extends string, M> {
 
 /** What a cached answer keeps: the turn as answered, and the memory it left (so "next page" works after a hit). */
 export interface CachedTurn<I extends string, M> {
-  readonly turn: Omit<TurnResult<I>, 'cached'>;
+  readonly turn: Omit<TurnResult<I>, 'cached' | 'counted'>;
   readonly memory: M | undefined;
+  /** Tokens of the turn's answer, counted when it was written: a hit is not counted again. */
+  readonly answerTokens?: number | undefined;
+}
+
+/** Tokens of an answer text, counted once: `text` is the answer they were counted for. */
+export interface CountedAnswer {
+  readonly text: string;
+  readonly tokens: number;
 }
 
 export interface TurnResult<I extends string> {
@@ -164,6 +172,16 @@ export interface TurnResult<I extends string> {
   readonly data: Readonly<Record<string, unknown>> | undefined;
   /** True when the answer came from the answer cache (no tool call made). */
   readonly cached: boolean;
+  /**
+   * The answer's tokens, counted while it was written (or when it was cached): read them with `answerTokens`, which
+   * counts only an answer they are not for (one a caller rebuilt from turns).
+   */
+  readonly counted?: CountedAnswer | undefined;
+}
+
+/** Tokens of a turn's answer: as counted when it was written, or counted now if the answer is another text. */
+export function answerTokens(turn: Pick<TurnResult<string>, 'answer' | 'counted'>, counter: Pick<TokenCounter, 'count'>): number {
+  return turn.counted !== undefined && turn.counted.text === turn.answer ? turn.counted.tokens : counter.count(turn.answer);
 }
 
 /**
@@ -242,15 +260,18 @@ function toError(error: unknown): WorkflowError {
  */
 export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, M>) {
   const memoryStore = options.memoryStore ?? boundedMemoryStore<M>();
-  /** The answer cache key of a question, when it may be cached at all. */
-  const cacheKeyOf = async (question: string): Promise<string | undefined> => {
+  /**
+   * The answer cache key of a question, when it may be cached at all, with the classification it was read from (the
+   * turn reuses it: a question is classified once).
+   */
+  const cacheKeyOf = async (question: string): Promise<{ readonly key: string | undefined; readonly classification: Classification<I> | undefined }> => {
     const cache = options.answerCache;
-    if (cache === undefined || asksForFreshData(question)) return undefined;
+    if (cache === undefined || asksForFreshData(question)) return { key: undefined, classification: undefined };
     const classification = await options.model.classify(question);
-    if (classification.confidence < CONFIDENCE_THRESHOLD || !cache.cacheableIntents.includes(classification.intent)) return undefined;
+    if (classification.confidence < CONFIDENCE_THRESHOLD || !cache.cacheableIntents.includes(classification.intent)) return { key: undefined, classification };
     // Words the rules did not understand, and typos, are not in the key: such a question must never get another one's answer.
-    if ((classification.unused ?? []).length > 0 || (classification.corrected ?? []).length > 0) return undefined;
-    return answerKey(classification);
+    if ((classification.unused ?? []).length > 0 || (classification.corrected ?? []).length > 0) return { key: undefined, classification };
+    return { key: answerKey(classification), classification };
   };
   const answerBudget = options.answerMaxTokens ?? WORKFLOW_LIMITS.answerMaxTokens;
   const answerMaxNow = (): number => Math.max(256, Math.floor(answerBudget * Math.min(1, options.budgetFactor?.() ?? 1)));
@@ -267,6 +288,8 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     contextId: Annotation<string>,
     data: Annotation<Readonly<Record<string, unknown>> | undefined>,
     response: Annotation<string>,
+    /** Tokens of `response`, counted while it was written. */
+    responseTokens: Annotation<number | undefined>,
     userOptions: Annotation<readonly string[]>,
     error: Annotation<WorkflowError | undefined>,
     memory: Annotation<M | undefined>,
@@ -290,7 +313,8 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     .addNode(
       'classify_intent',
       guarded(async (state) => {
-        const classification = await options.model.classify(state.question);
+        // Classified already when the answer cache was asked (the same model, the same question): not again.
+        const classification = state.classification ?? (await options.model.classify(state.question));
         // "apps not in X", "A or B" with the "not"/"or" not understood: answering the rest would answer its opposite.
         const changers = (classification.unused ?? []).filter((w) => MEANING_CHANGERS.has(w));
         if (changers.length > 0) return { classification, strategy: 'limitation_aware' as const, limitations: [{ kind: 'unsupported' as const, detail: `not understood: ${changers.join(', ')}` }] };
@@ -358,7 +382,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
       const answerMax = answerMaxNow();
       if (state.error !== undefined) {
         const text = `I could not answer that: ${state.error.message}.${state.error.remedy === undefined ? '' : ` ${state.error.remedy}`}`;
-        return { response: options.counter.truncate(text, answerMax), userOptions: [] };
+        return { response: options.counter.truncate(text, answerMax), responseTokens: undefined, userOptions: [] };
       }
       try {
         const answer = options.domain.respond({
@@ -377,16 +401,19 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
           .filter((n) => n !== '')
           .join(' ');
         let text = note === '' ? answer.text : `${note}\n${answer.text}`;
-        if (options.counter.count(text) > answerMax) {
+        // Counted once: the budget check's count is the answer's (a cut answer is counted as cut).
+        let tokens = options.counter.count(text);
+        if (tokens > answerMax) {
           const note = '\n… (cut to the answer budget; ask for a narrower view or the next page)';
           text = options.counter.truncate(text, answerMax - options.counter.count(note)) + note;
+          tokens = options.counter.count(text);
         }
         const unused = state.classification?.unused ?? [];
         const data = unused.length + unapplied.length === 0 ? answer.data : { ...(answer.data ?? {}), not_applied: [...unused.map((w) => `"${w}"`), ...unapplied, ...notApplied(answer.data)] };
-        return { response: text, userOptions: [...answer.options], memory: answer.memory, data };
+        return { response: text, responseTokens: tokens, userOptions: [...answer.options], memory: answer.memory, data };
       } catch (error) {
         const e = toError(error);
-        return { response: `I could not answer that: ${e.message}.`, userOptions: [], error: e };
+        return { response: `I could not answer that: ${e.message}.`, responseTokens: undefined, userOptions: [], error: e };
       }
     })
     .addEdge(START, 'classify_intent')
@@ -414,12 +441,13 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     graph,
     /** One turn of the conversation `contextId`; earlier turns' memory is restored from the checkpoint. */
     async ask(question: string, contextId: string, signal?: AbortSignal): Promise<TurnResult<I>> {
-      const cacheKey = await cacheKeyOf(question);
+      const { key: cacheKey, classification } = await cacheKeyOf(question);
       if (cacheKey !== undefined) {
         const hit = await options.answerCache?.cache.get(cacheKey).catch(() => undefined);
         if (hit !== undefined) {
           await memoryStore.save(contextId, hit.memory);
-          return { ...hit.turn, toolCalls: 0, cached: true };
+          const counted = hit.answerTokens === undefined ? undefined : { text: hit.turn.answer, tokens: hit.answerTokens };
+          return { ...hit.turn, toolCalls: 0, cached: true, counted };
         }
       }
       const memory = await memoryStore.load(contextId);
@@ -427,7 +455,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         {
           question,
           contextId,
-          classification: undefined,
+          classification,
           strategy: undefined,
           plan: [],
           toolResults: [],
@@ -437,6 +465,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
           detectSeconds: undefined,
           data: undefined,
           response: '',
+          responseTokens: undefined,
           userOptions: [],
           error: undefined,
           memory,
@@ -453,7 +482,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         await memoryStore.save(contextId, undefined);
         forgotten = `\n\n(I could not keep this conversation's state for follow-ups such as "next page": ${error.message}. Ask your next question in full.)`;
       }
-      const turn: Omit<TurnResult<I>, 'cached'> = {
+      const turn: Omit<TurnResult<I>, 'cached' | 'counted'> = {
         answer: state.response + forgotten,
         options: state.userOptions,
         intent: state.classification?.intent,
@@ -468,9 +497,10 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         detectSeconds: state.detectSeconds,
         data: state.data,
       };
+      const answerTokens = forgotten === '' ? state.responseTokens : undefined;
       const clean = turn.error === undefined && turn.toolErrors === 0 && turn.limitations.length === 0 && forgotten === '';
-      if (cacheKey !== undefined && clean) await options.answerCache?.cache.set(cacheKey, { turn, memory: state.memory }).catch(() => 0);
-      return { ...turn, cached: false };
+      if (cacheKey !== undefined && clean) await options.answerCache?.cache.set(cacheKey, { turn, memory: state.memory, answerTokens }).catch(() => 0);
+      return { ...turn, cached: false, counted: answerTokens === undefined ? undefined : { text: turn.answer, tokens: answerTokens } };
     },
   };
 }

@@ -2,6 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FlotillaError } from '@flotilla/core';
 import { METRIC } from '@flotilla/metrics';
+import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
+import { READ_AHEAD_ITEMS } from './fit.js';
+import { createMemoryResultStore } from './store/memory-store.js';
+import type { ResultStore } from './store/types.js';
 import { harness, type Harness } from './testing/harness.test-util.js';
 import { measureToolResult } from './measure.js';
 import { SEARCH_SHAPE, searchItems } from './search.js';
@@ -170,5 +174,42 @@ describe('failures', () => {
     expect(h.json(await h.call('list_things', { limit: 1 })).returned).toBe(1);
     const metrics = await h.metrics.registry.getSingleMetricAsString(METRIC.toolCalls);
     expect(metrics).toContain('outcome="exception"');
+  });
+});
+
+describe('pages of a stored result', () => {
+  it('read only what the budget holds, and price a page another reader paged already without counting an item again', async () => {
+    const real = await loadTokenCounter();
+    const counted: string[] = [];
+    const counter: TokenCounter = { encoding: real.encoding, count: (text) => (counted.push(text), real.count(text)), truncate: (text, max) => real.truncate(text, max) };
+    const store = createMemoryResultStore();
+    let itemsRead = 0;
+    const readTexts = store.readTexts?.bind(store);
+    const read = store.read.bind(store);
+    // Every way a store hands out items is counted.
+    const counting: ResultStore = {
+      ...store,
+      read: (id, request) => read(id, request).then((r) => ((itemsRead += r.items.length), r)),
+      readTexts: (id, offset, limit) => readTexts!(id, offset, limit).then((r) => ((itemsRead += r.texts.length), r)),
+    };
+    const many = Array.from({ length: 1_000 }, (_, i) => ({ ...items[i % items.length], name: `app-${i}` }));
+    const meta = await store.put({ tool: 'list_things', item_kind: 'things', query: {}, counts: {}, items: many });
+    // Two kits on one store, as the HTTP server's servers are.
+    h = await harness((kit) => kit.registerReadResult(), { store: counting, counter });
+    const other = await harness((kit) => kit.registerReadResult(), { store: counting, counter });
+    try {
+      const first = h.json(await h.call('read_result', { result_id: meta.result_id, offset: 100, limit: 500 }));
+      expect(first.returned).toBeGreaterThan(5);
+      // Asked for 500: read the page and what the read ahead (doubling from READ_AHEAD_ITEMS) took beyond it.
+      expect(itemsRead).toBeLessThanOrEqual(2 * Number(first.returned) + READ_AHEAD_ITEMS);
+      expect(itemsRead).toBeLessThan(500);
+      const before = counted.length;
+      const again = other.json(await other.call('read_result', { result_id: meta.result_id, offset: 100, limit: 500 }));
+      expect(again).toEqual(first);
+      // Only the page's own line (returned, next_offset…) was counted: every item's cost was known.
+      expect(counted.slice(before).every((text) => text.startsWith('{"returned"') || text.startsWith('"returned"'))).toBe(true);
+    } finally {
+      await other.close();
+    }
   });
 });

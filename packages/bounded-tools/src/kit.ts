@@ -144,16 +144,47 @@ export const READ_RESULT_TOOL = 'read_result';
  * isError result that names the valid range, and is counted like every other call.
  */
 function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
-  const std = schema['~standard'];
-  return {
-    '~standard': {
-      version: 1,
-      vendor: 'flotilla',
-      validate: (value: unknown) => ({ value }),
-      jsonSchema: std.jsonSchema,
-    },
-  };
+  let advertised = advertisedSchemas.get(schema);
+  if (advertised === undefined) {
+    const std = schema['~standard'];
+    advertised = { '~standard': { version: 1, vendor: 'flotilla', validate: (value: unknown) => ({ value }), jsonSchema: std.jsonSchema } };
+    advertisedSchemas.set(schema, advertised);
+  }
+  return advertised;
 }
+
+/**
+ * Schemas built once per process, not once per MCP server: the HTTP server keeps a server per request in flight
+ * (`mcpServerPool`), and each one's schemas were most of its ~300 KiB. Keyed by the tool's own schema object, so
+ * a tool whose filters are a module constant shares them across servers.
+ */
+const advertisedSchemas = new WeakMap<z.ZodObject, StandardSchemaWithJSON>();
+const listInputs = new WeakMap<z.ZodObject, { plain?: z.ZodObject; snapshot?: z.ZodObject }>();
+
+/** A list tool's arguments: its filters and the kit's page (and snapshot) arguments, built once per filters object. */
+function listInput(filters: z.ZodObject, snapshot: boolean): z.ZodObject {
+  const known = listInputs.get(filters) ?? {};
+  listInputs.set(filters, known);
+  if (snapshot) return (known.snapshot ??= filters.extend(PAGE_SHAPE).extend(SNAPSHOT_SHAPE));
+  return (known.plain ??= filters.extend(PAGE_SHAPE));
+}
+
+/** read_result's arguments (the same for every server). */
+function buildReadResultInput() {
+  const idMessage = 'result_id must be an id a tool returned, like r_0123456789abcdef01234567';
+  const readLimit = `limit must be a whole number from 1 to ${LIMITS.readMax} (default ${LIMITS.readDefault})`;
+  return z.strictObject({
+    result_id: z.string({ message: idMessage }).regex(RESULT_ID_PATTERN, idMessage).describe('The result_id a tool returned.'),
+    limit: z.number({ message: readLimit }).int(readLimit).min(1, readLimit).max(LIMITS.readMax, readLimit).default(LIMITS.readDefault)
+      .describe(`Items to return, 1-${LIMITS.readMax} (default ${LIMITS.readDefault}); the token budget may return fewer.`),
+    offset: PAGE_SHAPE.offset,
+    summary_only: z.boolean({ message: 'summary_only must be true or false' }).default(false)
+      .describe('Only totals and counts, no items.'),
+    filter: z.string().min(1).max(LIMITS.filterMaxLength, `filter must be at most ${LIMITS.filterMaxLength} characters`).optional()
+      .describe('Keep items matching it: "text" matches any value (case-insensitive); "field=value" matches one field exactly (dotted paths allowed).'),
+  });
+}
+let readResultInput: ReturnType<typeof buildReadResultInput> | undefined;
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -536,7 +567,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
     const filterKeys = Object.keys(spec.filters.shape);
     const reserved = [...Object.keys(PAGE_SHAPE), ...(spec.snapshot === true ? Object.keys(SNAPSHOT_SHAPE) : [])].filter((key) => filterKeys.includes(key));
     if (reserved.length > 0) throw new Error(`${spec.name}: filters must not be named ${reserved.join(', ')} (the kit adds them)`);
-    const input = spec.snapshot === true ? spec.filters.extend(PAGE_SHAPE).extend(SNAPSHOT_SHAPE) : spec.filters.extend(PAGE_SHAPE);
+    const input = listInput(spec.filters, spec.snapshot === true);
     const description =
       spec.snapshot === true
         ? `${spec.description} Later pages with the same filters come from the list as first fetched (up to ${snapshots.ttlSeconds} s old; refresh true fetches anew).`
@@ -566,18 +597,7 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
   }
 
   function registerReadResult(): void {
-    const idMessage = 'result_id must be an id a tool returned, like r_0123456789abcdef01234567';
-    const readLimit = `limit must be a whole number from 1 to ${LIMITS.readMax} (default ${LIMITS.readDefault})`;
-    const input = z.strictObject({
-      result_id: z.string({ message: idMessage }).regex(RESULT_ID_PATTERN, idMessage).describe('The result_id a tool returned.'),
-      limit: z.number({ message: readLimit }).int(readLimit).min(1, readLimit).max(LIMITS.readMax, readLimit).default(LIMITS.readDefault)
-        .describe(`Items to return, 1-${LIMITS.readMax} (default ${LIMITS.readDefault}); the token budget may return fewer.`),
-      offset: PAGE_SHAPE.offset,
-      summary_only: z.boolean({ message: 'summary_only must be true or false' }).default(false)
-        .describe('Only totals and counts, no items.'),
-      filter: z.string().min(1).max(LIMITS.filterMaxLength, `filter must be at most ${LIMITS.filterMaxLength} characters`).optional()
-        .describe('Keep items matching it: "text" matches any value (case-insensitive); "field=value" matches one field exactly (dotted paths allowed).'),
-    });
+    const input = (readResultInput ??= buildReadResultInput());
     register({
       name: READ_RESULT_TOOL,
       title: 'Read a stored result',

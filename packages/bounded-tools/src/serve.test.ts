@@ -1,9 +1,10 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/server';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
-import { bearerMatches, serveMcpOverHttp, type RunningMcpServer } from './serve.js';
+import { bearerMatches, MCP_REQUEST_MAX_BYTES, MCP_SERVER_POOL_MAX, mcpServerPool, serveMcpOverHttp, type RunningMcpServer } from './serve.js';
 import { MCP_SERVER_SETTINGS } from './settings.js';
 
 const OLD = 'old-mcp-token-0123456789';
@@ -85,5 +86,97 @@ describe('an MCP server over HTTP with tokens', () => {
     await expect(
       serveMcpOverHttp({ name: 'x', host: '127.0.0.1', port: 0, logger: silentLogger(), metrics: createMetrics(), createServer: () => new McpServer({ name: 'x', version: '0' }), tools: 0, mcpTokens: ['short'] }),
     ).rejects.toThrow(/at least 16 characters/);
+  });
+});
+
+describe('MCP servers reused between requests', () => {
+  let server: RunningMcpServer;
+  let built = 0;
+  let sawAbort: () => void;
+  let started: () => void;
+  beforeAll(async () => {
+    server = await serveMcpOverHttp({
+      name: 'pool test MCP server',
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger(),
+      metrics: createMetrics(),
+      createServer: () => {
+        built += 1;
+        const mcp = new McpServer({ name: 'pool-test', version: '0.0.0' });
+        mcp.registerTool('echo', { description: 'echo' }, () => ({ content: [{ type: 'text', text: 'echo' }] }));
+        mcp.registerTool('wait', { description: 'waits for its call to be abandoned' }, (ctx) =>
+          new Promise((resolve) => {
+            started();
+            ctx.mcpReq.signal.addEventListener('abort', () => {
+              sawAbort();
+              resolve({ content: [{ type: 'text', text: 'aborted' }] });
+            });
+          }),
+        );
+        return mcp;
+      },
+      tools: 2,
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('serve sequential calls on one server, never on one that learnt its caller (an initialize)', async () => {
+    const client = new Client({ name: 'pool-test', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl)));
+    const before = built;
+    for (let i = 0; i < 20; i += 1) expect(await client.callTool({ name: 'echo', arguments: {} })).toMatchObject({ content: [{ text: 'echo' }] });
+    // Built per request, this would be 20 more. The server that answered initialize kept the client's capabilities:
+    // it was dropped, so another client's calls are served by a server that knows nothing of the first.
+    expect(built - before).toBeLessThanOrEqual(1);
+    await client.close();
+  });
+
+  it('stop a tool call whose client went away: the dropped connection closes its exchange, and the call sees its signal', async () => {
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const aborted = new Promise<void>((resolve) => (sawAbort = resolve));
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'wait', arguments: {} } });
+    const request = httpRequest(server.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', 'content-length': Buffer.byteLength(body) },
+    });
+    request.on('error', () => undefined);
+    request.end(body);
+    await running;
+    request.destroy();
+    await aborted;
+    // The server is still there for the next call.
+    const client = new Client({ name: 'pool-test', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.mcpUrl)));
+    expect(await client.callTool({ name: 'echo', arguments: {} })).toMatchObject({ content: [{ text: 'echo' }] });
+    await client.close();
+  });
+
+  it(`answer 413 to a body over MCP_REQUEST_MAX_BYTES (${MCP_REQUEST_MAX_BYTES}) before parsing it`, async () => {
+    const response = await fetch(server.mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(MCP_REQUEST_MAX_BYTES) } }),
+    });
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+  });
+
+  it('keep at most their max idle: more requests at once build servers that are dropped after', async () => {
+    let made = 0;
+    const pool = mcpServerPool(() => ((made += 1), new McpServer({ name: 'p', version: '0' })), 2);
+    const busy = Array.from({ length: 5 }, () => pool.factory());
+    expect(made).toBe(5);
+    for (const mcp of busy) {
+      const [mine, theirs] = InMemoryTransport.createLinkedPair();
+      await mcp.connect(mine);
+      await theirs.close();
+    }
+    expect(pool.idle).toBe(2);
+    pool.factory();
+    expect(made).toBe(5);
+    expect(MCP_SERVER_POOL_MAX).toBeGreaterThanOrEqual(10);
   });
 });

@@ -216,6 +216,8 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<Running
 
   const app = express();
   app.disable('x-powered-by');
+  // No ETag: express would hash every /metrics text (SHA-1 of the whole body) for a header no scraper sends back.
+  app.disable('etag');
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

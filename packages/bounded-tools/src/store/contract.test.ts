@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { createMetrics, METRIC } from '@flotilla/metrics';
 import { isFlotillaError, silentLogger } from '@flotilla/core';
 import { closeRedis, NO_REDIS_SERVER, redisFromUrl, redisServerBinary, startRedisServer, type LocalRedisServer, type RedisClient } from '@flotilla/state';
 import type { JsonValue } from '../json.js';
-import { createFileResultStore } from './file-store.js';
+import { createFileResultStore, OPEN_FILES_MAX } from './file-store.js';
 import { createMemoryResultStore } from './memory-store.js';
 import { createRedisResultStore } from './redis-store.js';
 import type { StoreOptions } from './common.js';
@@ -180,5 +180,27 @@ describe('file result store specifics', () => {
     expect(page.items).toEqual(data.slice(40));
     await second.close();
     expect((await readdir(directory)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it(`keeps at most OPEN_FILES_MAX (${OPEN_FILES_MAX}) result files open for reads, and closes them with the store`, async () => {
+    const directory = await tempDir();
+    const store = await createFileResultStore({ directory, sweepIntervalMs: 0 });
+    const openHere = async (): Promise<number> => {
+      let open = 0;
+      for (const fd of await readdir('/proc/self/fd')) {
+        const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+        if (target.startsWith(directory)) open += 1;
+      }
+      return open;
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < OPEN_FILES_MAX + 10; i += 1) ids.push((await store.put({ tool: 't', item_kind: 'x', query: null, counts: {}, items: items(20) })).result_id);
+    for (const id of ids) expect((await store.readTexts(id, 5, 3)).texts).toEqual(items(20).slice(5, 8).map((item) => JSON.stringify(item)));
+    // Reading the same result again reuses its open file.
+    for (const id of ids.slice(-3)) await store.read(id, { offset: 0, limit: 1 });
+    expect(await openHere()).toBeLessThanOrEqual(OPEN_FILES_MAX);
+    expect(await openHere()).toBeGreaterThan(0);
+    await store.close();
+    expect(await openHere()).toBe(0);
   });
 });

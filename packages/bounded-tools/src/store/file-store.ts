@@ -71,15 +71,15 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
     index: join(dir, `${id}.idx`),
   });
   const files = new Map<string, OpenFile>();
-  const release = (file: OpenFile): void => {
-    if (file.dropped && file.users === 0) void file.handle.then((handle) => handle.close()).catch(() => undefined);
-  };
-  const drop = (id: string): void => {
+  /** Closes a dropped file once no read uses it; resolves when it is closed (or left to its last read). */
+  const release = (file: OpenFile): Promise<void> =>
+    file.dropped && file.users === 0 ? file.handle.then((handle) => handle.close()).catch(() => undefined) : Promise.resolve();
+  const drop = (id: string): Promise<void> => {
     const file = files.get(id);
-    if (file === undefined) return;
+    if (file === undefined) return Promise.resolve();
     files.delete(id);
     file.dropped = true;
-    release(file);
+    return release(file);
   };
   /** Runs `read` on the result's open file (opened now if it is not), most recently used last. */
   const withFile = async <T>(id: string, read: (handle: FileHandle) => Promise<T>): Promise<T> => {
@@ -88,10 +88,10 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
       const handle = open(paths(id).data, 'r');
       file = { handle, users: 0, dropped: false };
       // A failed open is not kept: the next read tries again (and says the result is gone if it is).
-      handle.catch(() => drop(id));
+      handle.catch(() => void drop(id));
       for (const oldest of files.keys()) {
         if (files.size < OPEN_FILES_MAX) break;
-        drop(oldest);
+        void drop(oldest);
       }
     } else {
       files.delete(id);
@@ -102,14 +102,14 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
       return await read(await file.handle);
     } finally {
       file.users -= 1;
-      release(file);
+      void release(file);
     }
   };
   const remove = async (id: string, reason: 'ttl' | 'disk_cap'): Promise<void> => {
     const entry = entries.get(id);
     if (entry === undefined) return;
     entries.delete(id);
-    drop(id);
+    void drop(id);
     used -= entry.meta.bytes;
     tombstones.add(id);
     options.metrics?.resultStoreEvictions.inc({ reason });
@@ -271,10 +271,9 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
     },
     sweep: sweepNow,
 
-    close() {
+    async close() {
       if (timer !== undefined) clearInterval(timer);
-      for (const id of [...files.keys()]) drop(id);
-      return Promise.resolve();
+      await Promise.all([...files.keys()].map(drop));
     },
   };
 }

@@ -21,8 +21,8 @@ export interface Harness {
 }
 
 /** A real MCP server and client, linked in memory; `setup` registers tools on the kit before connecting. */
-export async function harness(setup: (kit: BoundedTools) => void, options: { budgetTokens?: number; store?: ResultStore } = {}): Promise<Harness> {
-  const counter = await loadTokenCounter();
+export async function harness(setup: (kit: BoundedTools) => void, options: { budgetTokens?: number; store?: ResultStore; counter?: TokenCounter } = {}): Promise<Harness> {
+  const counter = options.counter ?? (await loadTokenCounter());
   const metrics = createMetrics();
   const store = options.store ?? createMemoryResultStore({ metrics });
   const server = new McpServer({ name: 'test', version: '0.0.0' });
