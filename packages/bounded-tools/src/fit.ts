@@ -48,8 +48,11 @@ export const PRICED_ITEM_MAX_CHARS = REGEX_WINDOW_CHARS / 2;
 /** Items read from their source at once, at first, when their costs are not known yet; each later read doubles. */
 export const READ_AHEAD_ITEMS = 32;
 
-/** Counts of list parts remembered (the same for every page of a list): entries, and longest part remembered. */
-export const ENVELOPE_CACHE = { entries: 256, maxChars: 16_384 } as const;
+/**
+ * Counts of list parts remembered (the same on every page of a list), per encoding: entries, and the longest part
+ * remembered (longer ones are counted per page). At most entries × maxChars characters per encoding (2 MiB).
+ */
+export const ENVELOPE_CACHE = { entries: 128, maxChars: 16_384 } as const;
 
 /** The envelope of a page: what describes the whole list (the same on each of its pages), and what this page holds. */
 export interface PageEnvelope {
@@ -60,38 +63,50 @@ export interface PageEnvelope {
 /** `{"a":1}` → `"a":1`. */
 const inner = (object: JsonObject): string => JSON.stringify(object).slice(1, -1);
 
-/** The envelope's text, in two lines: `{` list part `,\n`, then the page part up to `"items":[` (no line break). */
-function envelopeParts(envelope: PageEnvelope): { readonly list: string; readonly page: string } {
-  const list = inner(envelope.list);
+/**
+ * The envelope's text, in two lines: `{` list part `,\n`, then the page part up to `"items":[` (no line break).
+ * `lists` remembers list parts already written (a page's candidates share theirs).
+ */
+function envelopeParts(envelope: PageEnvelope, lists?: WeakMap<JsonObject, string>): { readonly list: string; readonly page: string } {
+  let list = lists?.get(envelope.list);
+  if (list === undefined) {
+    list = inner(envelope.list);
+    lists?.set(envelope.list, list);
+  }
   const page = inner(envelope.page);
   if (list === '') return { list: '', page: `{${page === '' ? '' : `${page},`}${ITEMS_START}` };
   return { list: `{${list},\n`, page: `${page === '' ? '' : `${page},`}${ITEMS_START}` };
 }
 
 /** A page's text: the envelope, then the items' JSON one per line (see ITEM_SEPARATOR). */
-export function pageText(envelope: PageEnvelope, items: readonly string[]): string {
-  const { list, page } = envelopeParts(envelope);
+export function pageText(envelope: PageEnvelope, items: readonly string[], lists?: WeakMap<JsonObject, string>): string {
+  const { list, page } = envelopeParts(envelope, lists);
   return items.length === 0 ? `${list}${page}]}` : `${list}${page}\n${items.join(ITEM_SEPARATOR)}${PAGE_END}`;
 }
 
-const listCounts = new Map<string, number>();
+/** Counts of list parts by encoding, keyed by the part itself (a string keeps its hash: a page's lookups are cheap). */
+const listCounts = new Map<string, Map<string, number>>();
 
 /** Tokens of a list part, remembered: every page of a list (and every candidate of a page) has the same one. */
 function listTokens(counter: TokenCounter, list: string): number {
   if (list === '') return 0;
   if (list.length > ENVELOPE_CACHE.maxChars) return counter.count(list);
-  const key = `${counter.encoding}\n${list}`;
-  const known = listCounts.get(key);
+  let counts = listCounts.get(counter.encoding);
+  if (counts === undefined) {
+    counts = new Map();
+    listCounts.set(counter.encoding, counts);
+  }
+  const known = counts.get(list);
   if (known !== undefined) {
-    listCounts.delete(key);
-    listCounts.set(key, known);
+    counts.delete(list);
+    counts.set(list, known);
     return known;
   }
   const tokens = counter.count(list);
-  listCounts.set(key, tokens);
-  if (listCounts.size > ENVELOPE_CACHE.entries) {
-    const oldest = listCounts.keys().next();
-    if (oldest.done !== true) listCounts.delete(oldest.value);
+  counts.set(list, tokens);
+  if (counts.size > ENVELOPE_CACHE.entries) {
+    const oldest = counts.keys().next();
+    if (oldest.done !== true) counts.delete(oldest.value);
   }
   return tokens;
 }
@@ -196,13 +211,15 @@ const FIT_ROUNDS = 4;
  * `returned` is 0 and the caller degrades the envelope.
  */
 export async function fitItems(items: PageItems, build: (returned: number, truncated: boolean) => PageEnvelope, budget: number, counter: TokenCounter): Promise<FitOutcome> {
+  // The candidates of a page share one list part (`build` hands the same object back): written once.
+  const lists = new WeakMap<JsonObject, string>();
   const whole = (envelope: PageEnvelope, texts: readonly string[]): { text: string; tokens: number } => {
-    const text = pageText(envelope, texts);
+    const text = pageText(envelope, texts, lists);
     return { text, tokens: counter.count(text) };
   };
   /** The exact tokens of an envelope's two parts (a part too long to price apart: undefined, count the page whole). */
   const envelopeTokens = (envelope: PageEnvelope): number | undefined => {
-    const parts = envelopeParts(envelope);
+    const parts = envelopeParts(envelope, lists);
     if (parts.list.length >= PRICED_ITEM_MAX_CHARS || parts.page.length >= PRICED_ITEM_MAX_CHARS) return undefined;
     return listTokens(counter, parts.list) + counter.count(`${parts.page}\n`);
   };
@@ -219,7 +236,7 @@ export async function fitItems(items: PageItems, build: (returned: number, trunc
     }
     let tokens = head + items.tail(n - 1);
     for (let i = 0; i < n - 1; i += 1) tokens += await items.cost(i);
-    return { tokens, text: () => pageText(envelope, texts) };
+    return { tokens, text: () => pageText(envelope, texts, lists) };
   };
   if (items.length === 0) return { ...whole(build(0, false), []), returned: 0, truncated: false };
   // The estimate starts from the envelope of an empty page (its `]}` aside): near enough, the candidates are exact.
