@@ -6,6 +6,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import {
   A2A_SERVER_SETTINGS,
   abortedOutcome,
+  answerTokens,
   answerWhenConnected,
   boundedMemoryStore,
   CapabilityIndex,
@@ -187,14 +188,16 @@ async function startWith(config: ArgoCdAgentConfig, logger: Logger, redis: Redis
       const skill = turn.intent === undefined ? 'none' : SKILL_OF_INTENT[turn.intent];
       metrics.agentTurns.inc({ agent: 'argocd', skill, path, outcome });
       metrics.agentTurnDuration.observe({ agent: 'argocd', skill, path }, (performance.now() - started) / 1000);
-      metrics.agentAnswerTokens.observe({ agent: 'argocd' }, counter.count(turn.answer));
+      // Counted once, when the answer was written (or cached): not again per request.
+      const tokens = answerTokens(turn, counter);
+      metrics.agentAnswerTokens.observe({ agent: 'argocd' }, tokens);
       const metadata = {
         intent: turn.intent ?? 'none',
         confidence: turn.confidence,
         strategy: turn.strategy ?? 'none',
         tool_calls: turn.toolCalls,
         cached: turn.cached,
-        answer_tokens: counter.count(turn.answer),
+        answer_tokens: tokens,
         // What the answer says it did not do (words not understood, filters not applied): a partial answer.
         ...partialMetadata(turn.data),
       };

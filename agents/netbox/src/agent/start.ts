@@ -6,6 +6,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import {
   A2A_SERVER_SETTINGS,
   abortedOutcome,
+  answerTokens,
   answerWhenConnected,
   CapabilityIndex,
   connectTools,
@@ -211,15 +212,16 @@ async function startWith(config: NetBoxAgentConfig, logger: Logger, redis: Redis
         if (aborted !== undefined) metrics.agentTurns.inc({ agent: 'netbox', skill: 'none', path: 'none', outcome: aborted });
         throw error;
       }
-      const answerTokens = counter.count(turn.answer);
-      recordTurn(metrics, turn, (performance.now() - started) / 1000, answerTokens, signal);
+      // Counted once, when the answer was written (or cached): not again per request.
+      const tokens = answerTokens(turn, counter);
+      recordTurn(metrics, turn, (performance.now() - started) / 1000, tokens, signal);
       const metadata = {
         intent: turn.intent ?? 'none',
         confidence: turn.confidence,
         strategy: turn.strategy ?? 'none',
         tool_calls: turn.toolCalls,
         cached: turn.cached,
-        answer_tokens: answerTokens,
+        answer_tokens: tokens,
         limitations: turn.limitations.map((l) => l.kind).join(','),
         handling: (turn.handling?.strategies ?? []).join(','),
         // What the answer says it did not do (words not understood, filters not applied): a partial answer.

@@ -1,0 +1,2 @@
+/** @flotilla/agent-host: what a domain agent is defined with (`defineDomainAgent`). */
+export {};
