@@ -1,6 +1,7 @@
 export { ArgoCdClient, APPLICATION_LIST_FIELDS, type ApplicationQuery, type ArgoCdClientOptions } from './client/argocd-client.js';
-export { ARGOCD_MCP_SETTINGS, ARGOCD_UPSTREAM_SETTINGS, argoCdLimitsFrom, type ArgoCdMcpConfig, type ArgoCdUpstreamConfig } from './config.js';
+export { ARGOCD_ACCESS, ARGOCD_MCP_SETTINGS, ARGOCD_UPSTREAM_SETTINGS, argoCdLimitsFrom, type ArgoCdMcpConfig, type ArgoCdUpstreamConfig } from './config.js';
 export {
+  ARGOCD_MCP,
   createArgoCdMcpServer,
   connectArgoCdToolsInProcess,
   startArgoCdMcpServer,
@@ -14,7 +15,7 @@ export { APPLICATION_SECTIONS, RESOURCES_SHOWN_MAX, type ApplicationSection } fr
 export { RESOURCE_TYPES, type ResourceType } from './tools/search.js';
 export { SYNC_STATUSES, HEALTH_STATUSES } from './tools/views.js';
 export { createArgoCdAgent, type ArgoCdAgentOptions } from './agent/agent.js';
-export { startArgoCdAgent, ARGOCD_AGENT_SETTINGS, ARGOCD_AGENT_CARD, type ArgoCdAgentConfig, type ArgoCdAgentStartOptions, type RunningAgent } from './agent/start.js';
+export { ARGOCD_AGENT, startArgoCdAgent, ARGOCD_AGENT_SETTINGS, ARGOCD_AGENT_CARD, type ArgoCdAgentConfig, type ArgoCdAgentStartOptions, type RunningAgent } from './agent/start.js';
 export { createArgoCdClassifier, ARGOCD_INTENTS, NOT_HEALTHY, type ArgoIntent, type ArgoCdClassifierOptions } from './agent/intents.js';
 export { argoCdDomain, createArgoCdDomain, applicationFilters, describeFilters, PRESENTATION, type ArgoMemory, type ArgoCdDomainOptions } from './agent/domain.js';
 export { ARGOCD_PROMPT } from './agent/prompt.js';

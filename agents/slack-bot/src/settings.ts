@@ -1,11 +1,21 @@
-import { z } from 'zod';
-import { BooleanFlagSchema, FlotillaError, HostSchema, HttpUrlSchema, LogLevelSchema, PortSchema, boundedInt, secretSchema, type Settings, type SettingsSpec } from '@flotilla/core';
-
-const optionalSecret = z.string().min(1, 'must not be empty').max(4096, 'is too long').optional();
+import {
+  BooleanFlagSchema,
+  FlotillaError,
+  HttpUrlSchema,
+  boundedInt,
+  hostSetting,
+  logLevelSetting,
+  optionalSecretSchema,
+  portSetting,
+  secretSchema,
+  tokenSchema,
+  type Settings,
+  type SettingsSpec,
+} from '@flotilla/core';
 
 export const SLACK_BOT_SETTINGS = {
-  host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
-  port: { flag: 'port', env: 'FLOTILLA_SLACK_PORT', schema: PortSchema.default(8095), help: 'Port of /slack/events (events and interactivity, HTTP mode), /healthz, /readyz and /metrics' },
+  host: hostSetting(),
+  port: portSetting({ env: 'FLOTILLA_SLACK_PORT', default: 8095, help: 'Port of /slack/events (events and interactivity, HTTP mode), /healthz, /readyz and /metrics' }),
   agentUrl: {
     flag: 'agent-url',
     env: 'FLOTILLA_SUPERVISOR_URL',
@@ -15,7 +25,7 @@ export const SLACK_BOT_SETTINGS = {
   agentToken: {
     flag: 'agent-token',
     env: 'FLOTILLA_SUPERVISOR_TOKEN',
-    schema: z.string().min(16, 'must be at least 16 characters').max(512).optional(),
+    schema: tokenSchema('the supervisor\'s token').optional(),
     help: 'Token the supervisor accepts (one of its --a2a-tokens), sent as a bearer token',
     secret: true,
   },
@@ -23,7 +33,7 @@ export const SLACK_BOT_SETTINGS = {
   signingSecret: {
     flag: 'signing-secret',
     env: 'FLOTILLA_SLACK_SIGNING_SECRET',
-    schema: optionalSecret,
+    schema: optionalSecretSchema('the Slack signing secret'),
     help: 'Slack signing secret, to verify requests (required in HTTP mode)',
     secret: true,
   },
@@ -34,7 +44,7 @@ export const SLACK_BOT_SETTINGS = {
     help: 'Receive events over Socket Mode (needs --app-token) instead of HTTP',
     isSwitch: true,
   },
-  appToken: { flag: 'app-token', env: 'FLOTILLA_SLACK_APP_TOKEN', schema: optionalSecret, help: 'Slack app-level token (xapp-...), required in Socket Mode', secret: true },
+  appToken: { flag: 'app-token', env: 'FLOTILLA_SLACK_APP_TOKEN', schema: optionalSecretSchema('the Slack app-level token'), help: 'Slack app-level token (xapp-...), required in Socket Mode', secret: true },
   slackApiUrl: {
     flag: 'slack-api-url',
     env: 'FLOTILLA_SLACK_API_URL',
@@ -59,7 +69,7 @@ export const SLACK_BOT_SETTINGS = {
     schema: boundedInt(1, 1000).default(20),
     help: 'Questions answered at once; more get a "busy, try again" reply',
   },
-  logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
+  logLevel: logLevelSetting(),
 } as const satisfies SettingsSpec;
 
 export type SlackBotConfig = Settings<typeof SLACK_BOT_SETTINGS>;

@@ -7,7 +7,8 @@ import { textRequest } from '@flotilla/agent-kit';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from '@flotilla/agent-netbox';
 import { isFlotillaError, parseSettings, silentLogger } from '@flotilla/core';
 import { startArgoCdSimulator, startNetBoxSimulator, type RunningNetBoxSimulator, type RunningSimulator } from '@flotilla/simulators';
-import { closeRedis, memberOf, NO_REDIS_SERVER, redisFromUrl, redisServerBinary, startRedisServer, type LocalRedisServer, type RedisClient } from '@flotilla/state';
+import { closeRedis, memberOf, redisFromUrl, type RedisClient } from '@flotilla/state';
+import { NO_REDIS_SERVER, redisServerBinary, startRedisServer, type LocalRedisServer } from '@flotilla/state/testing';
 import { SUPERVISOR_SETTINGS, startSupervisor, type RunningSupervisor } from './start.js';
 import { redisConversations, SUPERVISOR_LIMITS } from './supervisor.js';
 

@@ -1,3 +1,4 @@
+import { QUESTION_MAX_CHARS } from '@flotilla/agent-kit';
 import type { SkillView } from './registry.js';
 
 /**
@@ -24,8 +25,8 @@ export const ROUTING = {
   minScore: 1.5,
   /** A second agent within this share of the best one is asked too (the question spans domains). */
   closeShare: 0.6,
-  /** Longest question scored (bounded regex and word work). */
-  maxChars: 2_000,
+  /** Longest question scored (bounded regex and word work): the longest an agent classifies. */
+  maxChars: QUESTION_MAX_CHARS,
 } as const;
 
 const STOP = new Set(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { A2A_SERVER_SETTINGS, abortedOutcome, redisConversationLock, startA2AGate, startA2AServer, type AgentDescription, type RunningA2AServer } from '@flotilla/agent-kit';
-import { BooleanFlagSchema, boundedInt, FlotillaError, HostSchema, LogLevelSchema, PortSchema, redactUrl, urlHasUserinfo, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
+import { BooleanFlagSchema, boundedInt, FlotillaError, hostSetting, logLevelSetting, portSetting, redactUrl, tokenSchema, urlHasUserinfo, type Logger, type Settings, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, zeroAgentSeries, type FlotillaMetrics } from '@flotilla/metrics';
 import { closeRedis, REDIS_SETTINGS, redisFromUrl, type RedisClient } from '@flotilla/state';
 import { loadTokenCounter } from '@flotilla/tokens';
@@ -38,8 +38,8 @@ export const AgentListSchema = z
   });
 
 export const SUPERVISOR_SETTINGS = {
-  host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
-  port: { flag: 'port', env: 'FLOTILLA_SUPERVISOR_PORT', schema: PortSchema.default(8090), help: 'Port of the supervisor (A2A card, JSON-RPC, REST, /metrics)' },
+  host: hostSetting(),
+  port: portSetting({ env: 'FLOTILLA_SUPERVISOR_PORT', default: 8090, help: 'Port of the supervisor (A2A card, JSON-RPC, REST, /metrics)' }),
   agents: {
     flag: 'agents',
     env: 'FLOTILLA_AGENTS',
@@ -58,7 +58,7 @@ export const SUPERVISOR_SETTINGS = {
   agentToken: {
     flag: 'agent-token',
     env: 'FLOTILLA_AGENT_TOKEN',
-    schema: z.string().min(16, 'must be at least 16 characters').max(4096).optional(),
+    schema: tokenSchema('the agents\' token').optional(),
     help: 'Bearer token sent to domain agents that require one',
     secret: true,
   },
@@ -85,7 +85,7 @@ export const SUPERVISOR_SETTINGS = {
     help: 'Redis for the routing state replicas share (which agents answered each conversation last, so "next page" reaches them at any replica); in this process when unset',
   },
   redisKeyPrefix: { ...REDIS_SETTINGS.redisKeyPrefix, help: 'Prefix of every Redis key (supervisor: follows), so several installations can share one Redis' },
-  logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
+  logLevel: logLevelSetting(),
   ...A2A_SERVER_SETTINGS,
   turnTimeoutMs: { ...A2A_SERVER_SETTINGS.turnTimeoutMs, schema: A2A_SERVER_SETTINGS.turnTimeoutMs.schema.removeDefault().default(SUPERVISOR_LIMITS.turnTimeoutMs) },
 } as const satisfies SettingsSpec;

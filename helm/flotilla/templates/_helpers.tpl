@@ -48,27 +48,47 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
 {{/*
-The pieces the chart deploys, as YAML under `components` (read it with fromYaml). Per piece:
-  key      its section in values.yaml
+One domain agent's values: agents.<name> merged over agentDefaults (what an entry leaves out), with title and
+envPrefix filled in (the name; FLOTILLA_<NAME>). As YAML: read it with fromYaml. Call with (dict "root" $ "name"
+"my-agent").
+*/}}
+{{- define "flotilla.agentValues" -}}
+{{- $v := mergeOverwrite (deepCopy (.root.Values.agentDefaults | default dict)) (deepCopy (index .root.Values.agents .name | default dict)) }}
+{{- $_ := set $v "title" ($v.title | default .name) }}
+{{- $_ = set $v "envPrefix" ($v.envPrefix | default (printf "FLOTILLA_%s" (upper .name | replace "-" "_"))) }}
+{{- toYaml $v }}
+{{- end }}
+
+{{/*
+The pieces the chart deploys, as YAML under `components` (read it with fromYaml): the supervisor, then each domain
+agent of `agents` (sorted by name), the Slack bot, then each agent's MCP server. Per piece:
+  key      the values path of its section, for messages (supervisor, agents.my-agent, agents.my-agent.mcp)
   name     its name in object names and the app.kubernetes.io/component label
+  values   its values (an agent's merged over agentDefaults)
   args     the CLI command the image runs
   portEnv  the environment variable of its port
   ready    its readiness path
   agent    the flotilla.io/agent label value on its Service (domain agents only: the supervisor discovers them)
   metrics  whether it serves /metrics (every piece does, on its one port)
-  llm      whether it has an LLM mode (the llm values and its own <key>.llm apply)
+  llm      whether it has an LLM mode (the llm values and its own llm apply)
   a2a      whether it serves A2A (and so requires the A2A token: FLOTILLA_A2A_TOKENS, and advertises
            FLOTILLA_PUBLIC_URL in its card)
   redis    whether it keeps shared state in Redis (the redis values apply; without Redis it runs one replica at most)
   state    what each replica would keep to itself without Redis (the message refusing several replicas)
-  data     whether it reads FLOTILLA_DATA_DIR (spilled tool results; NetBox sessions) and so gets the data volume;
-           the supervisor and the Slack bot never read it
-  mcpFor   for an MCP server: the key of the agent that calls it (its only client; it requires the MCP token)
+  data     whether it reads FLOTILLA_DATA_DIR (spilled tool results; sessions) and so gets the data volume; the
+           supervisor and the Slack bot never read it
+  mcpFor   for an MCP server: the name of the agent that calls it (its only client; it requires the MCP token), and
+           upstream: that agent's title, url, envPrefix and upstreamEnv
 */}}
 {{- define "flotilla.components" -}}
+{{- $agents := list }}
+{{- range $name := keys (.Values.agents | default dict) | sortAlpha }}
+{{- $agents = append $agents (include "flotilla.agentValues" (dict "root" $ "name" $name) | fromYaml | merge (dict "name" $name)) }}
+{{- end }}
 components:
   - key: supervisor
     name: supervisor
+    values: {{ toJson .Values.supervisor }}
     args: [supervisor]
     portEnv: FLOTILLA_SUPERVISOR_PORT
     ready: /readyz
@@ -79,32 +99,24 @@ components:
     redis: true
     state: conversation routing (which agent answered last, so "next page" goes back to it)
     data: false
-  - key: argocd
-    name: argocd
-    args: [agent, argocd]
-    portEnv: FLOTILLA_ARGOCD_AGENT_PORT
+{{- range $agents }}
+  - key: agents.{{ .name }}
+    name: {{ .name }}
+    values: {{ toJson (omit . "name") }}
+    args: [agent, {{ .name }}]
+    portEnv: {{ .envPrefix }}_AGENT_PORT
     ready: /readyz
-    agent: argocd
+    agent: {{ .name }}
     metrics: true
     llm: true
     a2a: true
     redis: true
     state: progressive sessions, conversation memory and spilled results
     data: true
-  - key: netbox
-    name: netbox
-    args: [agent, netbox]
-    portEnv: FLOTILLA_NETBOX_AGENT_PORT
-    ready: /readyz
-    agent: netbox
-    metrics: true
-    llm: true
-    a2a: true
-    redis: true
-    state: progressive sessions, conversation memory and spilled results
-    data: true
+{{- end }}
   - key: slackBot
     name: slack-bot
+    values: {{ toJson .Values.slackBot }}
     args: [slack]
     portEnv: FLOTILLA_SLACK_PORT
     ready: /readyz
@@ -114,10 +126,12 @@ components:
     a2a: false
     redis: false
     data: false
-  - key: argocdMcp
-    name: argocd-mcp
-    args: [mcp, argocd]
-    portEnv: FLOTILLA_ARGOCD_MCP_PORT
+{{- range $agents }}
+  - key: agents.{{ .name }}.mcp
+    name: {{ .name }}-mcp
+    values: {{ toJson .mcp }}
+    args: [mcp, {{ .name }}]
+    portEnv: {{ .envPrefix }}_MCP_PORT
     ready: /readyz
     agent: ""
     metrics: true
@@ -126,52 +140,112 @@ components:
     redis: true
     state: spilled results (read_result on another replica finds nothing)
     data: true
-    mcpFor: argocd
-  - key: netboxMcp
-    name: netbox-mcp
-    args: [mcp, netbox]
-    portEnv: FLOTILLA_NETBOX_MCP_PORT
-    ready: /readyz
-    agent: ""
-    metrics: true
-    llm: false
-    a2a: false
-    redis: true
-    state: spilled results (read_result on another replica finds nothing)
-    data: true
-    mcpFor: netbox
+    mcpFor: {{ .name }}
+    upstream: {{ toJson (pick . "title" "url" "envPrefix" "upstreamEnv") }}
+{{- end }}
 {{- end }}
 
-{{/* The values keys of every piece (extraEnv checks). */}}
-{{- define "flotilla.componentKeys" -}}
-{{- $keys := list }}
-{{- range $c := (include "flotilla.components" . | fromYaml).components }}
-{{- $keys = append $keys $c.key }}
+{{/*
+The environment variables a piece's values add after the chart's own: env (name: value, sorted by name; a null value
+sets nothing), then extraEnv (EnvVar entries as written). Call with the piece's values.
+*/}}
+{{- define "flotilla.userEnv" -}}
+{{- include "flotilla.envMap" .env }}
+{{- with .extraEnv }}
+{{ toYaml . }}
 {{- end }}
-{{- join "," $keys }}
+{{- end }}
+
+{{/* An env map (name: value) as EnvVar entries, sorted by name; a null value sets nothing. Call with the map. */}}
+{{- define "flotilla.envMap" -}}
+{{- $m := . | default dict }}
+{{- range $name := keys $m | sortAlpha }}
+{{- $value := index $m $name }}
+{{- if not (kindIs "invalid" $value) }}
+- name: {{ $name }}
+  value: {{ $value | toString | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Fails when a piece's env, extraEnv (or an agent's upstreamEnv) sets one of the reserved names, with the message
+"<key>.<field> sets <NAME>: <why>". Call with (dict "root" $ "reserved" (list ...) "why" "...").
+*/}}
+{{- define "flotilla.reservedEnvCheck" -}}
+{{- $reserved := .reserved }}
+{{- $why := .why }}
+{{- range $c := (include "flotilla.components" .root | fromYaml).components }}
+{{- range $field := list "env" "upstreamEnv" }}
+{{- range $name := keys ((index $c.values $field) | default dict) | sortAlpha }}
+{{- if has $name $reserved }}
+{{- fail (printf "%s.%s sets %s: %s" $c.key $field $name $why) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- range $c.values.extraEnv }}
+{{- if has .name $reserved }}
+{{- fail (printf "%s.extraEnv sets %s: %s" $c.key .name $why) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Checks of the agents values the schema cannot express: an enabled agent or MCP server has a port, an MCP server has
+its agent's url; and the values of chart 0.x that moved under `agents` (helm/README.md, Upgrading): a top-level
+<name>, <name>Mcp or secrets.<name>Token whose <name> is an agent fails naming the new path.
+*/}}
+{{- define "flotilla.agentsCheck" -}}
+{{- $agents := .Values.agents | default dict }}
+{{- range $key := keys .Values | sortAlpha }}
+{{- if hasKey $agents $key }}
+{{- fail (printf "%s moved to agents.%s (same keys; the upstream token to agents.%s.token, rateLimit and rateBurst to upstreamEnv, persistSessions to sessions.persist): see helm/README.md, Upgrading" $key $key $key) }}
+{{- end }}
+{{- if and (hasSuffix "Mcp" $key) (hasKey $agents (trimSuffix "Mcp" $key)) }}
+{{- fail (printf "%s moved to agents.%s.mcp (same keys): see helm/README.md, Upgrading" $key (trimSuffix "Mcp" $key)) }}
+{{- end }}
+{{- end }}
+{{- range $key := keys (.Values.secrets | default dict) | sortAlpha }}
+{{- if and (hasSuffix "Token" $key) (hasKey $agents (trimSuffix "Token" $key)) }}
+{{- fail (printf "secrets.%s moved to agents.%s.token (the key %s-token of the tokens Secret): see helm/README.md, Upgrading" $key (trimSuffix "Token" $key) (trimSuffix "Token" $key)) }}
+{{- end }}
+{{- end }}
+{{- range $c := (include "flotilla.components" . | fromYaml).components }}
+{{- if and (or $c.agent $c.mcpFor) $c.values.enabled }}
+{{- if kindIs "invalid" $c.values.port }}
+{{- fail (printf "%s.port is not set: each %s needs its own port (its container and Service port)" $c.key (ternary "MCP server" "agent" (not (empty $c.mcpFor)))) }}
+{{- end }}
+{{- if $c.mcpFor }}
+{{- if not $c.upstream.url }}
+{{- fail (printf "%s.enabled needs agents.%s.url: the %s API the MCP server calls" $c.key $c.mcpFor $c.upstream.title) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/*
 <fullname>-<suffix> within 63 characters: the fullname is cut, never the suffix, so names stay distinct.
-Call with (dict "root" $ "name" "argocd").
+Call with (dict "root" $ "name" "my-agent").
 */}}
 {{- define "flotilla.suffixedName" -}}
 {{- $base := include "flotilla.fullname" .root | trunc (int (sub 62 (len .name))) | trimSuffix "-" }}
 {{- printf "%s-%s" $base .name }}
 {{- end }}
 
-{{/* The name of one piece's objects: <fullname>-<component>. Call with (dict "root" $ "name" "argocd"). */}}
+{{/* The name of one piece's objects: <fullname>-<component>. Call with (dict "root" $ "name" "my-agent"). */}}
 {{- define "flotilla.componentFullname" -}}
 {{- include "flotilla.suffixedName" . }}
 {{- end }}
 
-{{/* Labels of one piece's objects. Call with (dict "root" $ "name" "argocd"). */}}
+{{/* Labels of one piece's objects. Call with (dict "root" $ "name" "my-agent"). */}}
 {{- define "flotilla.componentLabels" -}}
 {{ include "flotilla.labels" .root }}
 app.kubernetes.io/component: {{ .name }}
 {{- end }}
 
-{{/* Selector labels of one piece. Call with (dict "root" $ "name" "argocd"). */}}
+{{/* Selector labels of one piece. Call with (dict "root" $ "name" "my-agent"). */}}
 {{- define "flotilla.componentSelectorLabels" -}}
 {{ include "flotilla.selectorLabels" .root }}
 app.kubernetes.io/component: {{ .name }}
@@ -186,12 +260,20 @@ app.kubernetes.io/component: {{ .name }}
 {{- end }}
 {{- end }}
 
-{{/* The image reference: repository@digest when a digest is set, else repository:tag (tag defaults to appVersion). */}}
+{{/*
+The image reference of a piece: its own image keys (repository, tag, digest; empty keeps the top-level one) over
+`image`; repository@digest when a digest is set, else repository:tag (tag defaults to appVersion). A piece's own tag
+drops the top-level digest. Call with (dict "root" $ "image" $values.image).
+*/}}
 {{- define "flotilla.image" -}}
-{{- if .Values.image.digest }}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- $own := .image | default dict }}
+{{- $i := .root.Values.image }}
+{{- $repository := $own.repository | default $i.repository }}
+{{- $digest := $own.digest | default (ternary "" $i.digest (not (empty $own.tag))) }}
+{{- if $digest }}
+{{- printf "%s@%s" $repository $digest }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) }}
+{{- printf "%s:%s" $repository ($own.tag | default $i.tag | default .root.Chart.AppVersion) }}
 {{- end }}
 {{- end }}
 
@@ -207,7 +289,7 @@ app.kubernetes.io/component: {{ .name }}
 {{/*
 One environment variable from a key of the tokens Secret. Optional: a piece that needs the value refuses to start
 with a config error naming the variable, which is clearer than a pod stuck in CreateContainerConfigError.
-Call with (dict "root" $ "env" "FLOTILLA_ARGOCD_TOKEN" "key" "argocd-token").
+Call with (dict "root" $ "env" "FLOTILLA_MY_AGENT_TOKEN" "key" "my-agent-token").
 */}}
 {{- define "flotilla.secretEnv" -}}
 - name: {{ .env }}
@@ -323,17 +405,23 @@ The token a client of the hop sends (the current one, key token; required, as ab
 
 {{/* "true" when the chart deploys an MCP server, or an MCP token is configured: then there is an MCP Secret. */}}
 {{- define "flotilla.mcpAuth" -}}
-{{- if or .Values.argocdMcp.enabled .Values.netboxMcp.enabled .Values.mcp.token .Values.mcp.existingSecret }}true{{ end }}
+{{- $servers := false }}
+{{- range $c := (include "flotilla.components" . | fromYaml).components }}
+{{- if and $c.mcpFor $c.values.enabled }}
+{{- $servers = true }}
+{{- end }}
+{{- end }}
+{{- if or $servers .Values.mcp.token .Values.mcp.existingSecret }}true{{ end }}
 {{- end }}
 
 {{/*
-"true" when a domain agent sends the MCP token: to this chart's own MCP server (<key>Mcp.enabled, no <key>.mcpUrl),
-or to its external <key>.mcpUrl only when the token was chosen (mcp.token or mcp.existingSecret): a generated token
-never leaves the release. Call with (dict "root" $ "key" "argocd").
+"true" when a domain agent sends the MCP token: to this chart's own MCP server (its mcp.enabled, no mcpUrl), or to
+its external mcpUrl only when the token was chosen (mcp.token or mcp.existingSecret): a generated token never leaves
+the release. Call with (dict "root" $ "values" $agentValues).
 */}}
 {{- define "flotilla.agentSendsMcpToken" -}}
-{{- $v := index .root.Values .key }}
-{{- $own := and (index .root.Values (printf "%sMcp" .key)).enabled (not $v.mcpUrl) }}
+{{- $v := .values }}
+{{- $own := and $v.mcp.enabled (not $v.mcpUrl) }}
 {{- $chosen := and $v.mcpUrl (or .root.Values.mcp.token .root.Values.mcp.existingSecret) }}
 {{- if or $own $chosen }}true{{ end }}
 {{- end }}
@@ -348,51 +436,44 @@ Checks of the a2a and mcp values the schema cannot express, and the credential v
 {{- include "flotilla.tokenCheck" (dict "root" . "kind" "a2a") }}
 {{- include "flotilla.tokenCheck" (dict "root" . "kind" "mcp") }}
 {{- $reserved := list "FLOTILLA_A2A_TOKENS" "FLOTILLA_A2A_TOKEN" "FLOTILLA_A2A_PREVIOUS_TOKEN" "FLOTILLA_AGENT_TOKEN" "FLOTILLA_SUPERVISOR_TOKEN" "FLOTILLA_PUBLIC_URL" "FLOTILLA_MCP_TOKEN" "FLOTILLA_MCP_CURRENT_TOKEN" "FLOTILLA_MCP_PREVIOUS_TOKEN" }}
-{{- range $key := splitList "," (include "flotilla.componentKeys" $) }}
-{{- range (index $.Values $key).extraEnv }}
-{{- if has .name $reserved }}
-{{- fail (printf "%s.extraEnv sets %s: credentials come from the a2a and mcp values only (the chart always requires them), the public URL from the Service (or <agent>.a2aUrl)" $key .name) }}
-{{- end }}
-{{- end }}
-{{- end }}
+{{- include "flotilla.reservedEnvCheck" (dict "root" . "reserved" $reserved "why" "credentials come from the a2a and mcp values only (the chart always requires them), the public URL from the Service (or agents.<name>.a2aUrl)") }}
 {{- end }}
 
 {{/*
 The in-cluster URL of one piece's Service: http://<fullname>-<name>.<namespace>.svc:<port>, the same form the
-supervisor's discovery builds from a Service. Call with (dict "root" $ "key" "argocd" "name" "argocd").
+supervisor's discovery builds from a Service. Call with (dict "root" $ "name" "my-agent" "port" 8092).
 */}}
 {{- define "flotilla.serviceUrl" -}}
-{{- printf "http://%s.%s.svc:%d" (include "flotilla.componentFullname" (dict "root" .root "name" .name)) .root.Release.Namespace (int (index .root.Values .key).port) }}
+{{- printf "http://%s.%s.svc:%d" (include "flotilla.componentFullname" (dict "root" .root "name" .name)) .root.Release.Namespace (int .port) }}
 {{- end }}
 
 {{/*
 The base URL an A2A piece advertises in its card (FLOTILLA_PUBLIC_URL), which is also the one the supervisor calls
-it at: <key>.a2aUrl when set (it is the Service's flotilla.io/a2a-url annotation too), else its Service URL. The
+it at: its a2aUrl when set (it is the Service's flotilla.io/a2a-url annotation too), else its Service URL. The
 supervisor refuses a card naming another origin than the one it reached the card at, so both must agree.
-Call with (dict "root" $ "key" "argocd" "name" "argocd").
+Call with (dict "root" $ "name" "my-agent" "values" $values).
 */}}
 {{- define "flotilla.publicUrl" -}}
-{{- (index .root.Values .key).a2aUrl | default (include "flotilla.serviceUrl" .) | trimSuffix "/" }}
+{{- .values.a2aUrl | default (include "flotilla.serviceUrl" (dict "root" .root "name" .name "port" .values.port)) | trimSuffix "/" }}
 {{- end }}
 
 {{/*
-The MCP endpoint a domain agent uses: <key>.mcpUrl when set; else, when this chart deploys the agent's MCP server
-(<key>Mcp.enabled), that server's Service URL plus /mcp; else empty (the tools run in the agent's process).
-Call with (dict "root" $ "key" "argocd").
+The MCP endpoint a domain agent uses: its mcpUrl when set; else, when this chart deploys the agent's MCP server
+(its mcp.enabled), that server's Service URL plus /mcp; else empty (the tools run in the agent's process).
+Call with (dict "root" $ "name" "my-agent" "values" $agentValues).
 */}}
 {{- define "flotilla.agentMcpUrl" -}}
-{{- $v := index .root.Values .key }}
-{{- $server := printf "%sMcp" .key }}
+{{- $v := .values }}
 {{- if $v.mcpUrl }}
 {{- $v.mcpUrl }}
-{{- else if (index .root.Values $server).enabled }}
-{{- printf "%s/mcp" (include "flotilla.serviceUrl" (dict "root" .root "key" $server "name" (printf "%s-mcp" .key))) }}
+{{- else if $v.mcp.enabled }}
+{{- printf "%s/mcp" (include "flotilla.serviceUrl" (dict "root" .root "name" (printf "%s-mcp" .name) "port" $v.mcp.port)) }}
 {{- end }}
 {{- end }}
 
 {{/* The supervisor's in-cluster URL (for the Slack bot). */}}
 {{- define "flotilla.supervisorUrl" -}}
-{{- include "flotilla.serviceUrl" (dict "root" . "key" "supervisor" "name" "supervisor") }}
+{{- include "flotilla.serviceUrl" (dict "root" . "name" "supervisor" "port" .Values.supervisor.port) }}
 {{- end }}
 
 {{/*
@@ -405,10 +486,9 @@ domain agents this release deploys.
 {{- $pairs = append $pairs (printf "%s=%s" .name .url) }}
 {{- end }}
 {{- if and (not $pairs) (not .Values.supervisor.discovery.enabled) }}
-{{- range $key := list "argocd" "netbox" }}
-{{- $v := index $.Values $key }}
-{{- if $v.enabled }}
-{{- $pairs = append $pairs (printf "%s=%s" $key (include "flotilla.publicUrl" (dict "root" $ "key" $key "name" $key))) }}
+{{- range $c := (include "flotilla.components" $ | fromYaml).components }}
+{{- if and $c.agent $c.values.enabled }}
+{{- $pairs = append $pairs (printf "%s=%s" $c.name (include "flotilla.publicUrl" (dict "root" $ "name" $c.name "values" $c.values))) }}
 {{- end }}
 {{- end }}
 {{- end }}
@@ -422,10 +502,10 @@ domain agents this release deploys.
 
 {{/*
 The LLM settings of one domain agent, as YAML (read it with fromYaml): the shared llm values with the agent's own
-<key>.llm merged over them (an empty or null key keeps the shared value). Call with (dict "root" $ "key" "argocd").
+llm merged over them (an empty or null key keeps the shared value). Call with (dict "root" $ "own" $values.llm).
 */}}
 {{- define "flotilla.llm" -}}
-{{- $own := (index .root.Values .key).llm | default dict }}
+{{- $own := .own | default dict }}
 {{- mergeOverwrite (deepCopy .root.Values.llm) (deepCopy $own) | toYaml }}
 {{- end }}
 
@@ -433,13 +513,13 @@ The LLM settings of one domain agent, as YAML (read it with fromYaml): the share
 The LLM mode variables of one domain agent: FLOTILLA_MODE whenever its llm.mode is set, the others only when its
 provider is not none. The API key comes only from a Secret (secretKeyRef). Fails when the provider needs a key and
 none is named, and, as the agent itself would refuse to start, on mode llm or hybrid with provider none. Call with
-(dict "root" $ "key" "argocd").
+(dict "root" $ "name" "my-agent" "key" "agents.my-agent" "own" $values.llm).
 */}}
 {{- define "flotilla.llmEnv" -}}
 {{- $llm := include "flotilla.llm" . | fromYaml }}
 {{- $mode := $llm.mode | default "" }}
 {{- if and (ne $mode "") (ne $mode "rules") (eq $llm.provider "none") }}
-{{- fail (printf "%s: llm.mode %s needs a model, but the agent's llm.provider is none: set llm.provider (or %s.llm.provider) to openai or anthropic, or the mode to rules (%s.llm.mode: rules for this agent alone)" .key $mode .key .key) }}
+{{- fail (printf "%s: llm.mode %s needs a model, but the agent's llm.provider is none: set llm.provider (or %s.llm.provider) to openai or anthropic, or the mode to rules (%s.llm.mode: rules for this agent alone)" .name $mode .key .key) }}
 {{- end }}
 {{- with $mode }}
 - name: FLOTILLA_MODE
@@ -448,13 +528,13 @@ none is named, and, as the agent itself would refuse to start, on mode llm or hy
 {{- if ne $llm.provider "none" }}
 {{- $secret := $llm.apiKeySecret | default dict }}
 {{- if and (not $secret.name) (eq $llm.provider "anthropic") }}
-{{- fail (printf "%s: llm.provider anthropic needs llm.apiKeySecret.name (an existing Secret holding the API key)" .key) }}
+{{- fail (printf "%s: llm.provider anthropic needs llm.apiKeySecret.name (an existing Secret holding the API key)" .name) }}
 {{- end }}
 {{- if and (not $secret.name) (not $llm.baseUrl) }}
-{{- fail (printf "%s: llm.provider %s needs llm.apiKeySecret.name (an existing Secret holding the API key), or llm.baseUrl of an OpenAI-compatible server that takes no key" .key $llm.provider) }}
+{{- fail (printf "%s: llm.provider %s needs llm.apiKeySecret.name (an existing Secret holding the API key), or llm.baseUrl of an OpenAI-compatible server that takes no key" .name $llm.provider) }}
 {{- end }}
 {{- if and $secret.name (not $secret.key) }}
-{{- fail (printf "%s: llm.apiKeySecret.key is empty (the key of the API key in Secret %s)" .key $secret.name) }}
+{{- fail (printf "%s: llm.apiKeySecret.key is empty (the key of the API key in Secret %s)" .name $secret.name) }}
 {{- end }}
 - name: FLOTILLA_LLM_PROVIDER
   value: {{ $llm.provider | quote }}
@@ -530,16 +610,10 @@ nothing.
 {{- fail (printf "redis.existingSecret.key is empty (the key of the Redis URL in Secret %s)" $r.existingSecret.name) }}
 {{- end }}
 {{- $reserved := list "FLOTILLA_REDIS_URL" "FLOTILLA_REDIS_KEY_PREFIX" }}
-{{- range $key := splitList "," (include "flotilla.componentKeys" $) }}
-{{- range (index $.Values $key).extraEnv }}
-{{- if has .name $reserved }}
-{{- fail (printf "%s.extraEnv sets %s: Redis comes from the redis values only (redis.url or redis.existingSecret, read through a Secret; redis.keyPrefix)" $key .name) }}
-{{- end }}
-{{- end }}
-{{- end }}
+{{- include "flotilla.reservedEnvCheck" (dict "root" . "reserved" $reserved "why" "Redis comes from the redis values only (redis.url or redis.existingSecret, read through a Secret; redis.keyPrefix)") }}
 {{- if not (include "flotilla.redisEnabled" .) }}
 {{- range $c := (include "flotilla.components" $ | fromYaml).components }}
-{{- $v := index $.Values $c.key }}
+{{- $v := $c.values }}
 {{- if and $c.redis $v.enabled (gt (int $v.replicas) 1) }}
 {{- fail (printf "%s.replicas is %d but Redis is not configured: each replica would keep its own %s, so a \"next page\" or \"next batch\" answered by another replica would fail. Set redis.url or redis.existingSecret.name (shared state), or %s.replicas to 1" $c.key (int $v.replicas) $c.state $c.key) }}
 {{- end }}
@@ -569,7 +643,7 @@ not share their state).
 Bytes of a Kubernetes quantity (a memory request or limit, an emptyDir sizeLimit), as a float: plain bytes (a number
 from a values file is a float), or a number with one suffix, Ki Mi Gi Ti (powers of 1024) or k K M G T (powers of
 1000). Fails naming the value on anything else. Read it with float64. Call with (dict "value" "512Mi" "name"
-"argocd.resources.limits.memory").
+"agents.my-agent.resources.limits.memory").
 */}}
 {{- define "flotilla.bytes" -}}
 {{- $q := ternary (printf "%f" .value) (toString .value) (kindIs "float64" .value) | trim }}
@@ -617,7 +691,8 @@ Checks of values the schema cannot compare, each failing with a message that nam
   - per enabled piece: memory request and limit above zero, within the ceilings, and the request at most the limit
     (the API server refuses a request above the limit);
   - the data volume (storage.dataSizeLimit) at least what the result store may hold at its peak (storage.resultDiskCapMiB,
-    plus one result being written, plus the NetBox agent's sessions) when a piece spills tool results to it (a domain agent running its tools in process, or an MCP server, without Redis):
+    plus one result being written, plus the sessions of the agents that persist them) when a piece spills tool results
+    to it (a domain agent running its tools in process, or an MCP server, without Redis):
     the kubelet evicts a pod whose emptyDir outgrows its sizeLimit; /tmp above zero;
   - with the ServiceMonitor: interval and scrapeTimeout above zero, the timeout at most the interval (Prometheus
     refuses a longer timeout).
@@ -626,7 +701,7 @@ Checks of values the schema cannot compare, each failing with a message that nam
 {{- $limitMax := include "flotilla.memoryLimitMax" . | float64 }}
 {{- $requestMax := include "flotilla.memoryRequestMax" . | float64 }}
 {{- range $c := (include "flotilla.components" $ | fromYaml).components }}
-{{- $v := index $.Values $c.key }}
+{{- $v := $c.values }}
 {{- if $v.enabled }}
 {{- $limitName := printf "%s.resources.limits.memory" $c.key }}
 {{- $requestName := printf "%s.resources.requests.memory" $c.key }}
@@ -660,26 +735,30 @@ Checks of values the schema cannot compare, each failing with a message that nam
 {{- fail (printf "storage.tmpSizeLimit is %v, which is zero: the kubelet would evict the pods at their first write to /tmp. Set it above zero, e.g. 64Mi" $s.tmpSizeLimit) }}
 {{- end }}
 {{- $spillers := list }}
-{{- if not (include "flotilla.redisEnabled" .) }}
-{{- range $key := list "argocd" "netbox" }}
-{{- if and (index $.Values $key).enabled (not (include "flotilla.agentMcpUrl" (dict "root" $ "key" $key))) }}
-{{- $spillers = append $spillers $key }}
-{{- end }}
-{{- if (index $.Values (printf "%sMcp" $key)).enabled }}
-{{- $spillers = append $spillers (printf "%sMcp" $key) }}
-{{- end }}
-{{- end }}
-{{- end }}
+{{- $sessions := list }}
 {{- /* At its peak the store holds its cap plus the result being written before the oldest go (one result: 64 MiB, or
-the cap when smaller); the NetBox agent keeps its sessions (8 MiB at most) on the same volume. */}}
+the cap when smaller); an agent that persists its sessions keeps them (sessions.sizeMiB at most) on the same volume. */}}
 {{- $capMiB := int $s.resultDiskCapMiB }}
 {{- $needMiB := add $capMiB (min 64 $capMiB) }}
-{{- $sessions := and (not (include "flotilla.redisEnabled" .)) .Values.netbox.enabled }}
-{{- if $sessions }}
-{{- $needMiB = add $needMiB 8 }}
+{{- if not (include "flotilla.redisEnabled" .) }}
+{{- range $c := (include "flotilla.components" $ | fromYaml).components }}
+{{- $v := $c.values }}
+{{- if and $c.mcpFor $v.enabled }}
+{{- $spillers = append $spillers $c.name }}
+{{- end }}
+{{- if and $c.agent $v.enabled }}
+{{- if not (include "flotilla.agentMcpUrl" (dict "root" $ "name" $c.name "values" $v)) }}
+{{- $spillers = append $spillers $c.name }}
+{{- end }}
+{{- if and $v.sessions.persist (gt (int $v.sessions.sizeMiB) 0) }}
+{{- $sessions = append $sessions (printf " plus the %s agent's sessions (%d MiB)" $v.title (int $v.sessions.sizeMiB)) }}
+{{- $needMiB = add $needMiB (int $v.sessions.sizeMiB) }}
+{{- end }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- if and $spillers (lt $volume (mulf $needMiB 1048576.0)) }}
-{{- fail (printf "storage.dataSizeLimit (%v) is smaller than what the result store of %s may hold on it: storage.resultDiskCapMiB (%d MiB) plus the result being written before the oldest go (%d MiB)%s, %d MiB in all. The kubelet evicts a pod whose data volume outgrows its sizeLimit: raise storage.dataSizeLimit to at least %dMi, or lower storage.resultDiskCapMiB" $s.dataSizeLimit (join ", " $spillers) $capMiB (min 64 $capMiB) (ternary " plus the NetBox agent's sessions (8 MiB)" "" $sessions) $needMiB $needMiB) }}
+{{- fail (printf "storage.dataSizeLimit (%v) is smaller than what the result store of %s may hold on it: storage.resultDiskCapMiB (%d MiB) plus the result being written before the oldest go (%d MiB)%s, %d MiB in all. The kubelet evicts a pod whose data volume outgrows its sizeLimit: raise storage.dataSizeLimit to at least %dMi, or lower storage.resultDiskCapMiB" $s.dataSizeLimit (join ", " $spillers) $capMiB (min 64 $capMiB) (join "" $sessions) $needMiB $needMiB) }}
 {{- end }}
 {{- $sm := .Values.serviceMonitor }}
 {{- if $sm.enabled }}

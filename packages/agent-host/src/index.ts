@@ -1,2 +1,34 @@
-/** @flotilla/agent-host: what a domain agent is defined with (`defineDomainAgent`). */
-export {};
+/**
+ * `@flotilla/agent-host`: a domain agent defined once (`defineDomainAgent`) over agent-kit, bounded-tools, llm and
+ * state. The MCP half (`defineDomainMcp`, `@flotilla/agent-host/mcp`) is light and loads none of the agent.
+ */
+export {
+  defineDomainAgent,
+  recordTurn,
+  type DomainAgent,
+  type DomainAgentContext,
+  type DomainAgentDefinition,
+  type DomainAgentHooks,
+  type DomainAgentSettings,
+  type DomainAgentStartOptions,
+  type DomainAnswerer,
+  type RunningDomainAgent,
+  type SimulatorStarter,
+  type StartedSimulator,
+} from './agent.js';
+export { createDomainWorkflow, type DomainWorkflowOptions } from './workflow.js';
+export { GENERIC_PATTERNS, helpRule } from './intents.js';
+export {
+  defineDomainMcp,
+  envName,
+  upstreamAccess,
+  type DomainMcp,
+  type DomainMcpDefinition,
+  domainAccess,
+  type DomainAccess,
+  type DomainAccessDefinition,
+  type DomainMcpSettings,
+  type McpStartOptions,
+  type ToolsetDeps,
+  type UpstreamAccessSettings,
+} from './mcp.js';

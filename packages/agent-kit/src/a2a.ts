@@ -7,7 +7,7 @@ import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill 
 import { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
-import { FlotillaError, type Logger } from '@flotilla/core';
+import { FlotillaError, TOKEN_MIN_CHARS, type Logger } from '@flotilla/core';
 import type { A2ARejectReason, FlotillaMetrics } from '@flotilla/metrics';
 import type { MemoryGuard } from './memory-guard.js';
 import { BoundedTaskStore } from './task-store.js';
@@ -186,8 +186,8 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
     });
   }
   const auth = options.auth;
-  if (auth !== undefined && (auth.tokens.length === 0 || auth.tokens.some((t) => t.length < 16))) {
-    throw new FlotillaError('config_invalid', 'A2A tokens must be at least 16 characters', { remedy: 'Generate one with: openssl rand -hex 24' });
+  if (auth !== undefined && (auth.tokens.length === 0 || auth.tokens.some((t) => t.length < TOKEN_MIN_CHARS))) {
+    throw new FlotillaError('config_invalid', `A2A tokens must be at least ${TOKEN_MIN_CHARS} characters`, { remedy: 'Generate one with: openssl rand -hex 24' });
   }
   // Before any work: credentials (401), then memory (503). The card, probes and metrics stay open.
   app.use('/a2a', (req, res, next) => {

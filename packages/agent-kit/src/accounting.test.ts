@@ -2,18 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { AnswerCache } from './answer-cache.js';
 import { createRulesClassifier, editDistance, MEANING_CHANGERS, TYPO_LIMITS, type EntityExtractor, type Extracted, type RulesClassifierOptions } from './rules.js';
-import {
-  accountingNote,
-  createWorkflow,
-  notApplied,
-  rulesModel,
-  unappliedEntities,
-  type AgentDomain,
-  type CachedTurn,
-  type CallTool,
-  type ToolCall,
-  type ToolResult,
-} from './workflow.js';
+import type { AgentDomain, CachedTurn, CallTool, ToolCall, ToolResult } from './domain.js';
+import { accountingNote, createWorkflow, notApplied, rulesModel, unappliedEntities } from './workflow.js';
 
 /**
  * Every word of a question is accounted for: used by an entity, understood, corrected (and said so) or reported as

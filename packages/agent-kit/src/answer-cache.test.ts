@@ -3,8 +3,12 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
-import { closeRedis, NO_REDIS_SERVER, redisFromUrl, redisServerBinary, startRedisServer, type LocalRedisServer, type RedisClient } from '@flotilla/state';
-import { AnswerCache, ANSWER_CACHE_DEFAULTS, meteredAnswerCache, redisAnswerCache, type AnswerCacheStore } from './answer-cache.js';
+import { closeRedis, redisFromUrl, type RedisClient } from '@flotilla/state';
+import { NO_REDIS_SERVER, redisServerBinary, startRedisServer, type LocalRedisServer } from '@flotilla/state/testing';
+import { AnswerCache, ANSWER_CACHE_DEFAULTS, meteredAnswerCache, redisAnswerCache, withAnswerCache, type AnswerCacheStore } from './answer-cache.js';
+import type { RunTurn } from './domain.js';
+import { boundedMemoryStore } from './memory-store.js';
+import type { Classification } from './rules.js';
 
 interface Cached {
   readonly answer: string;
@@ -183,5 +187,55 @@ describe('metered answer cache', () => {
     expect(await cache.get('k')).toBeUndefined();
     expect(await cache.set('k', cached('one'))).toBe(0);
     expect(await requests(metrics, 'miss')).toBe(1);
+  });
+});
+
+describe('the answer cache as a decorator of a turn', () => {
+  type Intent = 'list' | 'next_page';
+  const classification = (intent: Intent): Classification<Intent> => ({ intent, entities: { project: 'web' }, confidence: 1, complexity: 'simple', alternatives: [] });
+  /** A turn that counts its runs and leaves a memory naming the question; `clean` says whether it may be kept. */
+  function setup(clean = true) {
+    let runs = 0;
+    let classified = 0;
+    const run: RunTurn<Intent, string> = (question, _contextId, _signal, c) => {
+      runs += 1;
+      const turn = { answer: `answer ${runs} to ${question}`, options: [], intent: c?.intent, entities: {}, confidence: 1, strategy: 'direct' as const, toolCalls: 1, toolErrors: 0, error: undefined, limitations: [], handling: undefined, detectSeconds: undefined, data: undefined };
+      return Promise.resolve({ turn, memory: `memory of ${question}`, answerTokens: 5, cacheable: clean });
+    };
+    const memoryStore = boundedMemoryStore<string>();
+    const classify = (question: string): Promise<Classification<Intent>> => ((classified += 1), Promise.resolve(classification(question.startsWith('next') ? 'next_page' : 'list')));
+    const ask = withAnswerCache(run, { cache: new AnswerCache(), cacheableIntents: ['list'], classify, memoryStore });
+    return { ask, memoryStore, runs: () => runs, classified: () => classified };
+  }
+
+  it('answers a cacheable question again without running the turn, leaving the cached memory for the conversation', async () => {
+    const { ask, memoryStore, runs, classified } = setup();
+    const first = await ask('apps of web', 'c1');
+    const again = await ask('apps of web', 'c2');
+    expect([first.cached, again.cached, again.answer, again.toolCalls, runs(), classified()]).toEqual([false, true, first.answer, 0, 1, 2]);
+    expect(again.counted).toEqual({ text: first.answer, tokens: 5 });
+    expect(await memoryStore.load('c2')).toBe('memory of apps of web');
+  });
+
+  it('runs every time a continuation, a question for fresh data (never classified for the cache) and a turn that was not clean', async () => {
+    const continuation = setup();
+    await continuation.ask('next page', 'c1');
+    await continuation.ask('next page', 'c1');
+    expect(continuation.runs()).toBe(2);
+    const fresh = setup();
+    await fresh.ask('apps of web right now', 'c1');
+    await fresh.ask('apps of web right now', 'c1');
+    expect([fresh.runs(), fresh.classified()]).toEqual([2, 0]);
+    const failed = setup(false);
+    await failed.ask('apps of web', 'c1');
+    expect((await failed.ask('apps of web', 'c1')).cached).toBe(false);
+    expect(failed.runs()).toBe(2);
+  });
+
+  it('takes the classification a caller made instead of classifying again', async () => {
+    const { ask, runs, classified } = setup();
+    await ask('apps of web', 'c1', undefined, classification('list'));
+    expect((await ask('apps of web', 'c1', undefined, classification('list'))).cached).toBe(true);
+    expect([runs(), classified()]).toEqual([1, 0]);
   });
 });

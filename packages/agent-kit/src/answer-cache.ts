@@ -1,7 +1,9 @@
 import type { Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { createRedisKeyspace, type RedisClient } from '@flotilla/state';
-import type { Classification } from './rules.js';
+import { CONFIDENCE_THRESHOLD, type Classification } from './rules.js';
+import type { AskTurn, CachedTurn, MemoryStore, RunTurn } from './domain.js';
+import { SizedLru } from './lru.js';
 
 export const ANSWER_CACHE_DEFAULTS = {
   /** An answer is reused this long (the design note's 5 minutes). */
@@ -52,12 +54,6 @@ export interface AnswerCacheStore<V> {
   readonly expired?: number;
 }
 
-interface Entry<V> {
-  readonly value: V;
-  readonly bytes: number;
-  readonly at: number;
-}
-
 type AnswerCacheLimits = { readonly ttlMs: number; readonly maxBytes: number; readonly maxEntryBytes: number; readonly maxEntries?: number };
 
 /** Bytes an answer counts for: its JSON and its key (UTF-8). */
@@ -67,20 +63,32 @@ function sizeOf(key: string, json: string): number {
 
 /**
  * Answers by normalised intent and entities, for a short time, bounded in bytes and in entries (least recently used
- * evicted). Per replica: a cache is an optimisation, never a source of truth.
+ * evicted; `lru-cache`). Per replica: a cache is an optimisation, never a source of truth.
  */
 export class AnswerCache<V> implements AnswerCacheStore<V> {
-  private readonly entries = new Map<string, Entry<V>>();
-  private total = 0;
+  private readonly entries: SizedLru<V>;
   private dropped = 0;
+  /** Evictions by either cap during the `set` under way. */
+  private evicted = 0;
 
   constructor(
     private readonly limits: AnswerCacheLimits = ANSWER_CACHE_DEFAULTS,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.entries = new SizedLru<V>({
+      maxEntries: limits.maxEntries ?? ANSWER_CACHE_DEFAULTS.maxEntries,
+      maxBytes: limits.maxBytes,
+      ttlMs: limits.ttlMs,
+      now,
+      removed: (_entry, reason) => {
+        if (reason === 'ttl') this.dropped += 1;
+        else if (reason !== undefined) this.evicted += 1;
+      },
+    });
+  }
 
   get bytes(): number {
-    return this.total;
+    return this.entries.bytes;
   }
 
   get size(): number {
@@ -92,39 +100,16 @@ export class AnswerCache<V> implements AnswerCacheStore<V> {
   }
 
   get(key: string): Promise<V | undefined> {
-    const entry = this.entries.get(key);
-    if (entry === undefined || this.now() - entry.at > this.limits.ttlMs) {
-      if (entry !== undefined) {
-        this.remove(key, entry);
-        this.dropped += 1;
-      }
-      return Promise.resolve(undefined);
-    }
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return Promise.resolve(entry.value);
+    return Promise.resolve(this.entries.get(key)?.value);
   }
 
   set(key: string, value: V): Promise<number> {
     const bytes = sizeOf(key, JSON.stringify(value) ?? '');
-    if (bytes > this.limits.maxEntryBytes) return Promise.resolve(0);
-    const old = this.entries.get(key);
-    if (old !== undefined) this.remove(key, old);
-    this.entries.set(key, { value, bytes, at: this.now() });
-    this.total += bytes;
-    const maxEntries = this.limits.maxEntries ?? ANSWER_CACHE_DEFAULTS.maxEntries;
-    let evicted = 0;
-    for (const [k, e] of this.entries) {
-      if (this.total <= this.limits.maxBytes && this.entries.size <= maxEntries) break;
-      this.remove(k, e);
-      evicted += 1;
-    }
-    return Promise.resolve(evicted);
-  }
-
-  private remove(key: string, entry: Entry<V>): void {
-    this.entries.delete(key);
-    this.total -= entry.bytes;
+    // Checked here, not by lru-cache: an answer too large to keep leaves the one already under its key alone.
+    if (bytes > Math.min(this.limits.maxEntryBytes, this.limits.maxBytes)) return Promise.resolve(0);
+    this.evicted = 0;
+    this.entries.set(key, { value, bytes });
+    return Promise.resolve(this.evicted);
   }
 }
 
@@ -269,5 +254,52 @@ export function meteredAnswerCache<V>(
     get expired() {
       return store.expired;
     },
+  };
+}
+
+/** What `withAnswerCache` needs besides the turn it wraps. */
+export interface AnswerCacheDecoratorOptions<I extends string, M> {
+  readonly cache: AnswerCacheStore<CachedTurn<I, M>>;
+  /** Standalone questions only: never continuations such as "next page", whose answer depends on the conversation. */
+  readonly cacheableIntents: readonly I[];
+  /** The workflow's model: a question the caller did not classify is classified here, once, and the turn reuses it. */
+  readonly classify: (question: string) => Promise<Classification<I>>;
+  /** Where a hit leaves the cached turn's memory, so "next page" continues the cached answer. */
+  readonly memoryStore: MemoryStore<M>;
+}
+
+const miss = (): undefined => undefined;
+const kept = (): number => 0;
+
+/**
+ * The answer cache around a turn: a question of a cacheable intent, read with confidence and every word understood
+ * (no typo read as another word), is answered from the cache when it holds one (0 tool calls; its memory saved for the
+ * conversation), else answered by `run` and kept when the turn was clean (no error, tool error or limitation, its
+ * memory kept). A question that asks for fresh data ("now", "refresh", ...) is never read from the cache nor kept.
+ * A cache that fails is a miss. The question is classified at most once, here or by the caller.
+ */
+export function withAnswerCache<I extends string, M>(run: RunTurn<I, M>, options: AnswerCacheDecoratorOptions<I, M>): AskTurn<I> {
+  const { cache, cacheableIntents, classify, memoryStore } = options;
+  const cacheable = (c: Classification<I>): boolean =>
+    c.confidence >= CONFIDENCE_THRESHOLD &&
+    cacheableIntents.includes(c.intent) &&
+    // Words the rules did not understand, and typos, are not in the key: such a question must never get another one's answer.
+    (c.unused === undefined || c.unused.length === 0) &&
+    (c.corrected === undefined || c.corrected.length === 0);
+  return async (question, contextId, signal, given) => {
+    const fresh = asksForFreshData(question);
+    const classification = given ?? (fresh ? undefined : await classify(question));
+    const key = fresh || classification === undefined || !cacheable(classification) ? undefined : answerKey(classification);
+    if (key !== undefined) {
+      const hit = await cache.get(key).catch(miss);
+      if (hit !== undefined) {
+        await memoryStore.save(contextId, hit.memory);
+        const counted = hit.answerTokens === undefined ? undefined : { text: hit.turn.answer, tokens: hit.answerTokens };
+        return { ...hit.turn, toolCalls: 0, cached: true, counted };
+      }
+    }
+    const { turn, memory, answerTokens, cacheable: clean } = await run(question, contextId, signal, classification);
+    if (key !== undefined && clean) await cache.set(key, { turn, memory, answerTokens }).catch(kept);
+    return { ...turn, cached: false, counted: answerTokens === undefined ? undefined : { text: turn.answer, tokens: answerTokens } };
   };
 }

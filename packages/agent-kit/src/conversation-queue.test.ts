@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturingLogger, silentLogger } from '@flotilla/core';
-import { closeRedis, memberOf, NO_REDIS_SERVER, redisFromUrl, redisServerBinary, startRedisServer, type LocalRedisServer, type RedisClient } from '@flotilla/state';
+import { closeRedis, memberOf, redisFromUrl, type RedisClient } from '@flotilla/state';
+import { NO_REDIS_SERVER, redisServerBinary, startRedisServer, type LocalRedisServer } from '@flotilla/state/testing';
 import { ConversationQueue, CONVERSATION_QUEUE_LIMITS, redisConversationLock, type ConversationSlot } from './index.js';
 
 const capture = () => capturingLogger();

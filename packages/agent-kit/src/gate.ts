@@ -4,7 +4,7 @@ import type { A2AAuth } from './a2a.js';
 import { TURN_LIMITS } from './executor.js';
 import { startMemoryGuard, type MemoryGuard } from './memory-guard.js';
 
-/** Tokens an A2A server accepts: comma-separated (two during a rotation), each 16-512 characters (core's token list). */
+/** Tokens an A2A server accepts: comma-separated (two during a rotation), core's token list (TOKEN_MIN_CHARS-TOKEN_MAX_CHARS each). */
 export const A2ATokensSchema = TokenListSchema;
 
 /**

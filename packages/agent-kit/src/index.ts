@@ -21,14 +21,7 @@ export {
 } from './rules.js';
 export { questionParts, QUESTION_PARTS } from './parts.js';
 export {
-  accountingNote,
-  partialMetadata,
-  unappliedEntities,
-  notApplied,
-  createWorkflow,
-  rulesModel,
   STRATEGIES,
-  WORKFLOW_LIMITS,
   type Strategy,
   type ToolCall,
   type ToolResult,
@@ -38,12 +31,26 @@ export {
   type WorkflowError,
   type AgentModel,
   type AgentDomain,
+  type AssessInput,
+  type RespondInput,
   type Answer,
   type CallTool,
-  type WorkflowOptions,
   type TurnResult,
   type CachedTurn,
+  type RanTurn,
+  type RunTurn,
+  type AskTurn,
   type CountedAnswer,
+} from './domain.js';
+export {
+  accountingNote,
+  partialMetadata,
+  unappliedEntities,
+  notApplied,
+  createWorkflow,
+  rulesModel,
+  WORKFLOW_LIMITS,
+  type WorkflowOptions,
   answerTokens,
 } from './workflow.js';
 export { mcpToolCaller } from './mcp.js';
@@ -127,6 +134,8 @@ export {
   REDIS_ANSWER_CACHE_DEFAULTS,
   answerKey,
   asksForFreshData,
+  withAnswerCache,
+  type AnswerCacheDecoratorOptions,
   type AnswerCacheStore,
   type RedisAnswerCacheOptions,
   type MeteredAnswerCacheOptions,

@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isFlotillaError, silentLogger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
-import { closeRedis, NO_REDIS_SERVER, redisFromUrl, redisServerBinary, startRedisServer, type LocalRedisServer, type RedisClient } from '@flotilla/state';
+import { closeRedis, redisFromUrl, type RedisClient } from '@flotilla/state';
+import { NO_REDIS_SERVER, redisServerBinary, startRedisServer, type LocalRedisServer } from '@flotilla/state/testing';
 import { boundedMemoryStore, CONVERSATION_STORE_LIMITS } from './memory-store.js';
 import { redisMemoryStore } from './redis-memory-store.js';
-import type { MemoryStore } from './workflow.js';
+import type { MemoryStore } from './domain.js';
 
 interface Memory {
   readonly tool: string;

@@ -1,6 +1,7 @@
 import { FlotillaError } from '@flotilla/core';
-import type { FlotillaMetrics, StoreEvictionReason, StoreKind } from '@flotilla/metrics';
-import type { MemoryStore } from './workflow.js';
+import type { FlotillaMetrics, StoreKind } from '@flotilla/metrics';
+import type { MemoryStore } from './domain.js';
+import { SizedLru } from './lru.js';
 
 /** Conversations an agent keeps in memory by default (the least recently used is dropped first). */
 export const CONVERSATIONS_MAX = 10_000;
@@ -42,12 +43,6 @@ export interface BoundedMemoryStoreOptions {
   readonly now?: () => number;
 }
 
-interface Entry<M> {
-  readonly value: M;
-  readonly bytes: number;
-  readonly at: number;
-}
-
 /**
  * Conversation memory in this process, bounded in entries and in bytes (least recently used dropped first, by
  * either cap). Each value is what the next turn needs (a paged query, a fitted history); it is sized once per save
@@ -60,51 +55,36 @@ export function boundedMemoryStore<M>(options: BoundedMemoryStoreOptions = {}): 
   const maxEntries = options.maxEntries ?? CONVERSATION_STORE_LIMITS.maxEntries;
   const maxBytes = options.maxBytes ?? CONVERSATION_STORE_LIMITS.maxBytes;
   const maxEntryBytes = Math.min(maxBytes, options.maxEntryBytes ?? CONVERSATION_STORE_LIMITS.maxEntryBytes);
-  const now = options.now ?? Date.now;
   const { metrics } = options;
-  const entries = new Map<string, Entry<M>>();
-  let total = 0;
   // The series exist (at 0) from the start, so a dashboard tells an empty store from a missing one.
   metrics?.storeEntries.inc({ store }, 0);
   metrics?.storeBytes.inc({ store }, 0);
-
-  const add = (key: string, entry: Entry<M>): void => {
-    entries.set(key, entry);
-    total += entry.bytes;
-    metrics?.storeEntries.inc({ store });
-    metrics?.storeBytes.inc({ store }, entry.bytes);
-  };
-  const remove = (key: string, entry: Entry<M>, reason?: StoreEvictionReason): void => {
-    entries.delete(key);
-    total -= entry.bytes;
-    metrics?.storeEntries.dec({ store });
-    metrics?.storeBytes.dec({ store }, entry.bytes);
-    if (reason !== undefined) metrics?.storeEvictions.inc({ store, reason });
-  };
+  const entries = new SizedLru<M>({
+    maxEntries,
+    maxBytes,
+    ttlMs: options.ttlMs,
+    now: options.now,
+    removed: (entry, reason) => {
+      metrics?.storeEntries.dec({ store });
+      metrics?.storeBytes.dec({ store }, entry.bytes);
+      if (reason !== undefined) metrics?.storeEvictions.inc({ store, reason });
+    },
+  });
 
   return {
     get size() {
       return entries.size;
     },
     get bytes() {
-      return total;
+      return entries.bytes;
     },
     load(contextId) {
-      const entry = entries.get(contextId);
-      if (entry === undefined) return Promise.resolve(undefined);
-      if (options.ttlMs !== undefined && now() - entry.at > options.ttlMs) {
-        remove(contextId, entry, 'ttl');
-        return Promise.resolve(undefined);
-      }
-      // Re-inserting makes it the most recently used: a Map iterates in insertion order.
-      entries.delete(contextId);
-      entries.set(contextId, entry);
-      return Promise.resolve(entry.value);
+      // The most recently used now; an expired memory is dropped (as `ttl`) and reads as none.
+      return Promise.resolve(entries.get(contextId)?.value);
     },
     save(contextId, memory) {
-      const old = entries.get(contextId);
       if (memory === undefined) {
-        if (old !== undefined) remove(contextId, old);
+        entries.delete(contextId);
         return Promise.resolve();
       }
       const bytes = Buffer.byteLength(JSON.stringify(memory) ?? '', 'utf8') + Buffer.byteLength(contextId, 'utf8');
@@ -116,12 +96,9 @@ export function boundedMemoryStore<M>(options: BoundedMemoryStoreOptions = {}): 
           }),
         );
       }
-      if (old !== undefined) remove(contextId, old);
-      add(contextId, { value: memory, bytes, at: now() });
-      for (const [key, entry] of entries) {
-        if (entries.size <= maxEntries && total <= maxBytes) break;
-        remove(key, entry, entries.size > maxEntries ? 'entries_cap' : 'bytes_cap');
-      }
+      entries.set(contextId, { value: memory, bytes });
+      metrics?.storeEntries.inc({ store });
+      metrics?.storeBytes.inc({ store }, bytes);
       return Promise.resolve();
     },
   };

@@ -1,6 +1,6 @@
 import { createRedisKeyspace, type RedisClient } from '@flotilla/state';
 import { CONVERSATIONS_MAX } from './memory-store.js';
-import type { MemoryStore } from './workflow.js';
+import type { MemoryStore } from './domain.js';
 
 export const REDIS_MEMORY_DEFAULTS = {
   /** A conversation's memory outlives its last use (load or save) by this much. */

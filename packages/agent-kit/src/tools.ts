@@ -1,16 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
 import { Client, SdkHttpError, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import { describeError, FlotillaError, redactUrl, type Logger, type SettingsSpec } from '@flotilla/core';
+import { describeError, FlotillaError, redactUrl, tokenSchema, type Logger, type SettingsSpec } from '@flotilla/core';
 import type { AnswerTurn } from './executor.js';
 
-/** The token an agent sends to its MCP server: one (the server takes several during a rotation), 16-512 characters. */
-export const McpClientTokenSchema = z
-  .string()
-  .trim()
-  .min(16, 'must be at least 16 characters')
-  .max(512, 'must be at most 512 characters')
+/** The token an agent sends to its MCP server: one (the server takes several during a rotation), core's `tokenSchema`. */
+export const McpClientTokenSchema = tokenSchema('the MCP token')
   .refine((value) => !value.includes(','), 'must be one token, without commas (the MCP server takes several for a rotation; an agent sends one)');
 
 /** How a person names the agent's MCP token, in errors. */

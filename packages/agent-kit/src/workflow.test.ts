@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { AnswerCache } from './answer-cache.js';
 import { boundedMemoryStore } from './memory-store.js';
-import { answerTokens, createWorkflow, type AgentDomain, type AgentModel, type CachedTurn, type CallTool } from './workflow.js';
+import type { AgentDomain, AgentModel, CachedTurn, CallTool } from './domain.js';
+import { answerTokens, createWorkflow } from './workflow.js';
 
 /**
  * The workflow around a toy domain whose memory grows with the question: a memory over the store's per-conversation
@@ -94,5 +95,23 @@ describe('the workflow', () => {
     // An answer rebuilt from the turn (a caller's own text) is counted, not read from the turn.
     expect(answerTokens({ ...again, answer: `1. ${again.answer}` }, counter)).toBe(real.count(`1. ${first.answer}`));
     expect(counts).toBe(afterFirst + 1);
+  });
+
+  it('uses a classification the caller made: the question is not classified again, with the answer cache or without', async () => {
+    let classified = 0;
+    const counting: AgentModel<Intent> = { kind: 'rules', classify: (q) => ((classified += 1), model.classify(q)) };
+    const callTool: CallTool = (call) => Promise.resolve({ call, isError: false, body: {} });
+    const counter = await loadTokenCounter();
+    const given = await model.classify('which apps are out of sync');
+    const plain = createWorkflow({ model: counting, domain, callTool, counter });
+    expect((await plain.ask('which apps are out of sync', 'c1', undefined, given)).intent).toBe('echo');
+    const cache = new AnswerCache<CachedTurn<Intent, { readonly asked: string }>>();
+    const cached = createWorkflow({ model: counting, domain, callTool, counter, answerCache: { cache, cacheableIntents: ['echo'] } });
+    expect((await cached.ask('which apps are out of sync', 'c2', undefined, given)).cached).toBe(false);
+    expect((await cached.ask('which apps are out of sync', 'c3', undefined, given)).cached).toBe(true);
+    expect(classified).toBe(0);
+    // Without one, the turn classifies the question itself, once.
+    await plain.ask('which apps are out of sync', 'c4');
+    expect(classified).toBe(1);
   });
 });

@@ -1,108 +1,29 @@
 import { Annotation, END, START, StateGraph, type BaseCheckpointSaver } from '@langchain/langgraph';
 import { describeError, isFlotillaError } from '@flotilla/core';
 import type { TokenCounter } from '@flotilla/tokens';
-import type { DetectedLimitation, Handling } from '@flotilla/limitations';
-import { CONFIDENCE_THRESHOLD, MEANING_CHANGERS, type Classification, type Entities } from './rules.js';
+import type { Handling } from '@flotilla/limitations';
+import { CONFIDENCE_THRESHOLD, MEANING_CHANGERS, type Classification } from './rules.js';
 import type { CapabilityIndex } from './capabilities.js';
 import { boundedMemoryStore } from './memory-store.js';
-import { answerKey, asksForFreshData, type AnswerCacheStore } from './answer-cache.js';
+import { withAnswerCache, type AnswerCacheStore } from './answer-cache.js';
+import type {
+  AgentDomain,
+  AgentModel,
+  AskTurn,
+  CachedTurn,
+  CallTool,
+  Limitation,
+  MemoryStore,
+  RunTurn,
+  Strategy,
+  ToolCall,
+  ToolResult,
+  TurnResult,
+  WorkflowError,
+} from './domain.js';
 
-/** How a question is handled, as in the workflow design note. */
-export const STRATEGIES = ['direct', 'complex', 'limitation_aware'] as const;
-export type Strategy = (typeof STRATEGIES)[number];
-
-export interface ToolCall {
-  readonly tool: string;
-  readonly args: Readonly<Record<string, unknown>>;
-}
-
-export interface ToolResult {
-  readonly call: ToolCall;
-  readonly isError: boolean;
-  /** The tool's JSON text, parsed (bounded by the tool's token budget). */
-  readonly body: Readonly<Record<string, unknown>>;
-}
-
-/** Why a question took the limitation-aware path: the rules were unsure, or detection found a constraint. */
-export type Limitation = { readonly kind: 'low_confidence' | 'unsupported'; readonly detail: string } | DetectedLimitation;
-
-/** What detection before execution found, and the plan adjusted to the chosen handling. */
-export interface Assessment {
-  readonly limitations: readonly DetectedLimitation[];
-  readonly handling: Handling | undefined;
-  /** The plan to execute (batched, sampled or a first batch); empty when nothing fits (fallback). */
-  readonly plan: readonly ToolCall[];
-  /** Results of the count queries detection made (the answer may quote them). */
-  readonly probes: readonly ToolResult[];
-  /** CPU time of the detection itself, count queries excluded. */
-  readonly detectSeconds: number;
-}
-
-export interface WorkflowError {
-  readonly code: string;
-  readonly message: string;
-  readonly remedy?: string | undefined;
-}
-
-/** The model seam: the workflow does not care whether rules or an LLM classify. */
-export interface AgentModel<I extends string> {
-  readonly kind: 'rules' | 'llm';
-  classify(question: string): Promise<Classification<I>>;
-}
-
-export interface Answer<M> {
-  readonly text: string;
-  /** Follow-ups a person can pick (buttons in Slack). */
-  readonly options: readonly string[];
-  /** What the next turn of this conversation needs (e.g. the paged query to continue). */
-  readonly memory: M | undefined;
-  /** Structured data for clients (limitation options as buttons); sent as an A2A data part. */
-  readonly data?: Readonly<Record<string, unknown>>;
-}
-
-/** Keeps a conversation's memory outside the process (files, Redis), so a restarted agent continues it. */
-export interface MemoryStore<M> {
-  load(contextId: string): Promise<M | undefined>;
-  save(contextId: string, memory: M | undefined): Promise<void>;
-}
-
-/** A domain agent's part: which tools answer an intent, and how results read as an answer. */
-export interface AgentDomain<I extends string, M> {
-  /**
-   * Entities that filter what is read. One of them asked for but found in no tool call the turn made is named in
-   * the answer ("I did not apply …"), so a filter is never dropped silently. Domains that account for their own
-   * filters (per intent) leave this out.
-   */
-  readonly filterEntities?: readonly string[];
-  plan(classification: Classification<I>, memory: M | undefined): readonly ToolCall[];
-  /** Calls that depend on what came back (e.g. the rest of a short list); asked at most FOLLOW_UP_ROUNDS times. */
-  followUp?(classification: Classification<I>, results: readonly ToolResult[]): readonly ToolCall[];
-  /**
-   * Detection before execution: cheap count queries (through `callTool`) and the limitation handler's decision.
-   * Domains without it run their plans as they are.
-   */
-  assess?(input: {
-    readonly classification: Classification<I>;
-    readonly plan: readonly ToolCall[];
-    readonly memory: M | undefined;
-    readonly contextId: string;
-    readonly callTool: CallTool;
-  }): Promise<Assessment>;
-  respond(input: {
-    readonly question: string;
-    readonly classification: Classification<I> | undefined;
-    readonly results: readonly ToolResult[];
-    readonly limitations: readonly Limitation[];
-    readonly handling: Handling | undefined;
-    readonly probes: readonly ToolResult[];
-    readonly memory: M | undefined;
-    readonly contextId: string;
-    /** The tools' capability index, when the agent built one: drives the "what can you do" answer. */
-    readonly capabilities: CapabilityIndex | undefined;
-  }): Answer<M>;
-}
-
-export type CallTool = (call: ToolCall, signal?: AbortSignal) => Promise<ToolResult>;
+// The domain contract moved to domain.ts; these names stay importable from here for the package's own modules.
+export type { CallTool, ToolResult } from './domain.js';
 
 /** Workflow limits; each is enforced below. */
 export const WORKFLOW_LIMITS = {
@@ -136,47 +57,9 @@ export interface WorkflowOptions<I extends string, M> {
    * Reuses answers to the same intent and entities for a short time (0 upstream calls). Only intents listed in
    * `cacheableIntents` (standalone questions, never continuations such as "next page") and never questions that ask
    * for fresh data. The cache may be shared by replicas (`redisAnswerCache`); a cache that fails is a miss (and
-   * keeps nothing), never a failed turn.
+   * keeps nothing), never a failed turn. It wraps the turn (`withAnswerCache`): the graph does not know it.
    */
   readonly answerCache?: { readonly cache: AnswerCacheStore<CachedTurn<I, M>>; readonly cacheableIntents: readonly I[] } | undefined;
-}
-
-/** What a cached answer keeps: the turn as answered, and the memory it left (so "next page" works after a hit). */
-export interface CachedTurn<I extends string, M> {
-  readonly turn: Omit<TurnResult<I>, 'cached' | 'counted'>;
-  readonly memory: M | undefined;
-  /** Tokens of the turn's answer, counted when it was written: a hit is not counted again. */
-  readonly answerTokens?: number | undefined;
-}
-
-/** Tokens of an answer text, counted once: `text` is the answer they were counted for. */
-export interface CountedAnswer {
-  readonly text: string;
-  readonly tokens: number;
-}
-
-export interface TurnResult<I extends string> {
-  readonly answer: string;
-  readonly options: readonly string[];
-  readonly intent: I | undefined;
-  readonly entities: Entities;
-  readonly confidence: number;
-  readonly strategy: Strategy | undefined;
-  readonly toolCalls: number;
-  /** Tool calls that came back as isError results (a not-found name, an upstream failure). */
-  readonly toolErrors: number;
-  readonly error: WorkflowError | undefined;
-  readonly limitations: readonly Limitation[];
-  readonly handling: Handling | undefined;
-  readonly detectSeconds: number | undefined;
-  readonly data: Readonly<Record<string, unknown>> | undefined;
-  /** True when the answer came from the answer cache (no tool call made). */
-  readonly cached: boolean;
-  /**
-   * The answer's tokens, counted while it was written (or when it was cached): read them with `answerTokens`, which
-   * counts only an answer they are not for (one a caller rebuilt from turns).
-   */
-  readonly counted?: CountedAnswer | undefined;
 }
 
 /** Tokens of a turn's answer: as counted when it was written, or counted now if the answer is another text. */
@@ -260,19 +143,6 @@ function toError(error: unknown): WorkflowError {
  */
 export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, M>) {
   const memoryStore = options.memoryStore ?? boundedMemoryStore<M>();
-  /**
-   * The answer cache key of a question, when it may be cached at all, with the classification it was read from (the
-   * turn reuses it: a question is classified once).
-   */
-  const cacheKeyOf = async (question: string): Promise<{ readonly key: string | undefined; readonly classification: Classification<I> | undefined }> => {
-    const cache = options.answerCache;
-    if (cache === undefined || asksForFreshData(question)) return { key: undefined, classification: undefined };
-    const classification = await options.model.classify(question);
-    if (classification.confidence < CONFIDENCE_THRESHOLD || !cache.cacheableIntents.includes(classification.intent)) return { key: undefined, classification };
-    // Words the rules did not understand, and typos, are not in the key: such a question must never get another one's answer.
-    if ((classification.unused ?? []).length > 0 || (classification.corrected ?? []).length > 0) return { key: undefined, classification };
-    return { key: answerKey(classification), classification };
-  };
   const answerBudget = options.answerMaxTokens ?? WORKFLOW_LIMITS.answerMaxTokens;
   const answerMaxNow = (): number => Math.max(256, Math.floor(answerBudget * Math.min(1, options.budgetFactor?.() ?? 1)));
   const State = Annotation.Root({
@@ -313,7 +183,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     .addNode(
       'classify_intent',
       guarded(async (state) => {
-        // Classified already when the answer cache was asked (the same model, the same question): not again.
+        // Classified already by the caller or the answer cache (the same model, the same question): not again.
         const classification = state.classification ?? (await options.model.classify(state.question));
         // "apps not in X", "A or B" with the "not"/"or" not understood: answering the rest would answer its opposite.
         const changers = (classification.unused ?? []).filter((w) => MEANING_CHANGERS.has(w));
@@ -437,71 +307,77 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     .addEdge('generate_response', END)
     .compile(options.checkpointer === undefined ? {} : { checkpointer: options.checkpointer });
 
+  /**
+   * One turn through the graph, no cache: the conversation's memory is loaded from the memory store before and the
+   * memory the answer leaves saved after. A `classification` given is used instead of classifying again.
+   */
+  const run: RunTurn<I, M> = async (question, contextId, signal, classification) => {
+    const memory = await memoryStore.load(contextId);
+    const state = await graph.invoke(
+      {
+        question,
+        contextId,
+        classification,
+        strategy: undefined,
+        plan: [],
+        toolResults: [],
+        limitations: [],
+        handling: undefined,
+        probes: [],
+        detectSeconds: undefined,
+        data: undefined,
+        response: '',
+        responseTokens: undefined,
+        userOptions: [],
+        error: undefined,
+        memory,
+      },
+      { configurable: { thread_id: contextId }, signal },
+    );
+    // A memory the store refuses (over its per-conversation cap) loses the follow-ups, not the answer: it says so.
+    let forgotten = '';
+    try {
+      await memoryStore.save(contextId, state.memory);
+    } catch (error) {
+      if (!isFlotillaError(error) || error.code !== 'payload_too_large') throw error;
+      // The earlier memory goes too: "next page" must not silently continue the question before this one.
+      await memoryStore.save(contextId, undefined);
+      forgotten = `\n\n(I could not keep this conversation's state for follow-ups such as "next page": ${error.message}. Ask your next question in full.)`;
+    }
+    const turn: CachedTurn<I, M>['turn'] = {
+      answer: state.response + forgotten,
+      options: state.userOptions,
+      intent: state.classification?.intent,
+      entities: state.classification?.entities ?? {},
+      confidence: state.classification?.confidence ?? 0,
+      strategy: state.strategy,
+      toolCalls: state.toolResults.length,
+      toolErrors: state.toolResults.filter((r) => r.isError).length,
+      error: state.error,
+      limitations: state.limitations,
+      handling: state.handling,
+      detectSeconds: state.detectSeconds,
+      data: state.data,
+    };
+    const cacheable = turn.error === undefined && turn.toolErrors === 0 && turn.limitations.length === 0 && forgotten === '';
+    return { turn, memory: state.memory, answerTokens: forgotten === '' ? state.responseTokens : undefined, cacheable };
+  };
+  const uncached: AskTurn<I> = async (question, contextId, signal, classification) => {
+    const { turn, answerTokens } = await run(question, contextId, signal, classification);
+    return { ...turn, cached: false, counted: answerTokens === undefined ? undefined : { text: turn.answer, tokens: answerTokens } };
+  };
+  const cache = options.answerCache;
+
   return {
     graph,
-    /** One turn of the conversation `contextId`; earlier turns' memory is restored from the checkpoint. */
-    async ask(question: string, contextId: string, signal?: AbortSignal): Promise<TurnResult<I>> {
-      const { key: cacheKey, classification } = await cacheKeyOf(question);
-      if (cacheKey !== undefined) {
-        const hit = await options.answerCache?.cache.get(cacheKey).catch(() => undefined);
-        if (hit !== undefined) {
-          await memoryStore.save(contextId, hit.memory);
-          const counted = hit.answerTokens === undefined ? undefined : { text: hit.turn.answer, tokens: hit.answerTokens };
-          return { ...hit.turn, toolCalls: 0, cached: true, counted };
-        }
-      }
-      const memory = await memoryStore.load(contextId);
-      const state = await graph.invoke(
-        {
-          question,
-          contextId,
-          classification,
-          strategy: undefined,
-          plan: [],
-          toolResults: [],
-          limitations: [],
-          handling: undefined,
-          probes: [],
-          detectSeconds: undefined,
-          data: undefined,
-          response: '',
-          responseTokens: undefined,
-          userOptions: [],
-          error: undefined,
-          memory,
-        },
-        { configurable: { thread_id: contextId }, signal },
-      );
-      // A memory the store refuses (over its per-conversation cap) loses the follow-ups, not the answer: it says so.
-      let forgotten = '';
-      try {
-        await memoryStore.save(contextId, state.memory);
-      } catch (error) {
-        if (!isFlotillaError(error) || error.code !== 'payload_too_large') throw error;
-        // The earlier memory goes too: "next page" must not silently continue the question before this one.
-        await memoryStore.save(contextId, undefined);
-        forgotten = `\n\n(I could not keep this conversation's state for follow-ups such as "next page": ${error.message}. Ask your next question in full.)`;
-      }
-      const turn: Omit<TurnResult<I>, 'cached' | 'counted'> = {
-        answer: state.response + forgotten,
-        options: state.userOptions,
-        intent: state.classification?.intent,
-        entities: state.classification?.entities ?? {},
-        confidence: state.classification?.confidence ?? 0,
-        strategy: state.strategy,
-        toolCalls: state.toolResults.length,
-        toolErrors: state.toolResults.filter((r) => r.isError).length,
-        error: state.error,
-        limitations: state.limitations,
-        handling: state.handling,
-        detectSeconds: state.detectSeconds,
-        data: state.data,
-      };
-      const answerTokens = forgotten === '' ? state.responseTokens : undefined;
-      const clean = turn.error === undefined && turn.toolErrors === 0 && turn.limitations.length === 0 && forgotten === '';
-      if (cacheKey !== undefined && clean) await options.answerCache?.cache.set(cacheKey, { turn, memory: state.memory, answerTokens }).catch(() => 0);
-      return { ...turn, cached: false, counted: answerTokens === undefined ? undefined : { text: turn.answer, tokens: answerTokens } };
-    },
+    /** The turn without the answer cache, for a caller that decorates it itself (`withAnswerCache`). */
+    run,
+    /**
+     * One turn of the conversation `contextId`: through the answer cache when the workflow has one (`withAnswerCache`),
+     * else the graph. The conversation's earlier memory comes from the memory store (never a checkpoint).
+     * `classification`: the workflow model's reading of this very question, when the caller made it already.
+     */
+    ask: cache === undefined ? uncached : withAnswerCache(run, { ...cache, classify: (question) => options.model.classify(question), memoryStore }),
   };
 }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { REGEX_WINDOW_CHARS, type TokenCounter } from '@flotilla/tokens';
 import type { JsonObject } from './json.js';
 
@@ -85,7 +86,7 @@ export function pageText(envelope: PageEnvelope, items: readonly string[], lists
 }
 
 /** Counts of list parts by encoding, keyed by the part itself (a string keeps its hash: a page's lookups are cheap). */
-const listCounts = new Map<string, Map<string, number>>();
+const listCounts = new Map<string, LRUCache<string, number>>();
 
 /** Tokens of a list part, remembered: every page of a list (and every candidate of a page) has the same one. */
 function listTokens(counter: TokenCounter, list: string): number {
@@ -93,21 +94,13 @@ function listTokens(counter: TokenCounter, list: string): number {
   if (list.length > ENVELOPE_CACHE.maxChars) return counter.count(list);
   let counts = listCounts.get(counter.encoding);
   if (counts === undefined) {
-    counts = new Map();
+    counts = new LRUCache<string, number>({ max: ENVELOPE_CACHE.entries });
     listCounts.set(counter.encoding, counts);
   }
   const known = counts.get(list);
-  if (known !== undefined) {
-    counts.delete(list);
-    counts.set(list, known);
-    return known;
-  }
+  if (known !== undefined) return known;
   const tokens = counter.count(list);
   counts.set(list, tokens);
-  if (counts.size > ENVELOPE_CACHE.entries) {
-    const oldest = counts.keys().next();
-    if (oldest.done !== true) counts.delete(oldest.value);
-  }
   return tokens;
 }
 

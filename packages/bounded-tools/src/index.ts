@@ -50,6 +50,17 @@ export {
   type LoadedList,
 } from './kit.js';
 export {
+  listPageOutput,
+  objectOutput,
+  ANY_ITEM_SCHEMA,
+  CLIPPED_ITEM_SCHEMA,
+  COUNTS_SCHEMA,
+  READ_RESULT_OUTPUT,
+  RESULT_SUMMARY_SCHEMA,
+  TRUNCATED_OBJECT_SCHEMA,
+  type ListPageOutput,
+} from './output.js';
+export {
   RESULT_ID_PATTERN,
   newResultId,
   resultUri,

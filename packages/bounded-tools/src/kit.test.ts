@@ -7,7 +7,8 @@ import { READ_AHEAD_ITEMS } from './fit.js';
 import { createMemoryResultStore } from './store/memory-store.js';
 import type { ResultStore } from './store/types.js';
 import { harness, type Harness } from './testing/harness.test-util.js';
-import { measureToolResult } from './measure.js';
+import { measureToolResult, type BoundedToolResult } from './measure.js';
+import { listPageOutput, objectOutput, READ_RESULT_OUTPUT, TRUNCATED_OBJECT_SCHEMA } from './output.js';
 import { SEARCH_SHAPE, searchItems } from './search.js';
 import type { BoundedTools } from './kit.js';
 
@@ -211,5 +212,66 @@ describe('pages of a stored result', () => {
     } finally {
       await other.close();
     }
+  });
+});
+
+describe('typed outputs', () => {
+  const Thing = z.strictObject({ name: z.string(), team: z.string(), status: z.enum(['Synced', 'OutOfSync']), note: z.string() });
+  const Report = z.strictObject({ title: z.string(), lines: z.array(z.string()) });
+  const REPORT_OUTPUT = objectOutput(Report);
+  const typed = (kit: BoundedTools): void => {
+    kit.registerList({
+      name: 'list_things',
+      description: 'List things.',
+      itemKind: 'things',
+      filters: z.strictObject({}),
+      item: Thing,
+      load: () => Promise.resolve(items),
+      counts: { by_team: (item) => item.team },
+    });
+    kit.register({
+      name: 'report',
+      description: 'A report of some lines.',
+      input: z.strictObject({ lines: z.number().int().min(0).max(2_000) }),
+      output: REPORT_OUTPUT,
+      run: (args) => Promise.resolve({ kind: 'object', data: { title: 'report', lines: Array.from({ length: args.lines }, (_, i) => `line ${i} of the report`) } }),
+    });
+    kit.registerReadResult();
+  };
+  /** The structured content is the object the text carries, and matches the tool's schema. */
+  const structured = (result: BoundedToolResult, schema: z.ZodType): Record<string, unknown> => {
+    expect(result.isError).toBeUndefined();
+    expect(result.structuredContent).toEqual(h.json(result));
+    expect(schema.safeParse(result.structuredContent).success).toBe(true);
+    return result.structuredContent as Record<string, unknown>;
+  };
+
+  it('advertise an outputSchema and return structuredContent equal to the JSON text, validated by the MCP client', async () => {
+    h = await harness(typed, { budgetTokens: 600 });
+    // Listing the tools makes the SDK client validate every later result against its outputSchema.
+    const { tools } = await h.client.listTools();
+    for (const name of ['list_things', 'report', 'read_result']) expect(tools.find((t) => t.name === name)?.outputSchema?.type).toBe('object');
+
+    const first = structured(await h.call('list_things', {}), listPageOutput(Thing));
+    expect(first).toMatchObject({ item_kind: 'things', total: items.length, has_more: true, truncated_by_budget: true });
+    const id = first.result_id as string;
+    structured(await h.call('read_result', { result_id: id, offset: 5 }), READ_RESULT_OUTPUT);
+    structured(await h.call('read_result', { result_id: id, filter: 'team=team-3' }), READ_RESULT_OUTPUT);
+    expect(structured(await h.call('read_result', { result_id: id, summary_only: true }), READ_RESULT_OUTPUT)).toMatchObject({ total: items.length });
+
+    expect(structured(await h.call('report', { lines: 3 }), REPORT_OUTPUT)).toEqual({ title: 'report', lines: ['line 0 of the report', 'line 1 of the report', 'line 2 of the report'] });
+    // Cut to the budget, the object is its preview envelope: the same in the text and the structured content.
+    const cut = structured(await h.call('report', { lines: 1_000 }), REPORT_OUTPUT);
+    expect(TRUNCATED_OBJECT_SCHEMA.safeParse(cut).success).toBe(true);
+    expect(measureToolResult(await h.call('report', { lines: 1_000 }), h.counter).tokens).toBeLessThanOrEqual(600);
+  });
+
+  it('carry no structuredContent on error results', async () => {
+    h = await harness(typed);
+    await h.client.listTools();
+    const bad = await h.call('report', { lines: -1 });
+    expect(bad.isError).toBe(true);
+    expect(bad.structuredContent).toBeUndefined();
+    expect(h.json(bad)).toMatchObject({ error: 'invalid_argument' });
   });
 });

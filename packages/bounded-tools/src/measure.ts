@@ -1,4 +1,5 @@
 import type { TokenCounter } from '@flotilla/tokens';
+import type { JsonObject } from './json.js';
 
 /** The content blocks our tools emit (a subset of MCP's). */
 export type TextBlock = { type: 'text'; text: string };
@@ -16,6 +17,8 @@ export type ToolContentBlock = TextBlock | ResourceLinkBlock;
 export interface BoundedToolResult {
   [key: string]: unknown;
   content: ToolContentBlock[];
+  /** The object the JSON text carries (MCP `structuredContent`, checked against the tool's `outputSchema`); none on errors. */
+  structuredContent?: JsonObject;
   isError?: boolean;
 }
 
@@ -26,7 +29,8 @@ export interface ResultSize {
 
 /**
  * What a tool result costs a model: the tokens of every text block plus the tokens of every other block as
- * serialised JSON; bytes are UTF-8 of the same. This is the quantity the budget bounds.
+ * serialised JSON; bytes are UTF-8 of the same. This is the quantity the budget bounds (`structuredContent` is the
+ * same object as the text, for programs: not counted again).
  */
 export function measureToolResult(result: BoundedToolResult, counter: TokenCounter): ResultSize {
   let tokens = 0;

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { ItemCosts } from './fit.js';
 import type { ResultStore } from './store/types.js';
 
@@ -13,14 +14,16 @@ export const COST_MEMO_LIMITS = {
  * list gets a new id), so a cost never goes stale; the memo only forgets, least recently paged first.
  */
 export class CostMemo {
-  private readonly lists = new Map<string, ItemCosts>();
-  private held = 0;
+  /** Sized in items (an empty list counts as one: lru-cache sizes are positive). */
+  private readonly lists: LRUCache<string, ItemCosts>;
 
-  constructor(private readonly maxItems: number = COST_MEMO_LIMITS.maxItems) {}
+  constructor(maxItems: number = COST_MEMO_LIMITS.maxItems) {
+    this.lists = new LRUCache({ maxSize: maxItems, sizeCalculation: (list) => Math.max(1, list.costs.length) });
+  }
 
   /** Items whose costs are held now (known or not yet). */
   get items(): number {
-    return this.held;
+    return this.lists.calculatedSize;
   }
 
   /**
@@ -28,21 +31,13 @@ export class CostMemo {
    * fill the memo as a page is priced; undefined for a list larger than the memo.
    */
   of(encoding: string, resultId: string, total: number, from: number, length: number): ItemCosts | undefined {
-    if (total > this.maxItems) return undefined;
+    if (total > this.lists.maxSize) return undefined;
     const key = `${encoding}\n${resultId}`;
+    // `get` makes the list the most recently paged; the least recently paged go first when a new one needs room.
     let list = this.lists.get(key);
     if (list === undefined) {
       list = { costs: new Int32Array(total), tails: new Int32Array(total) };
-      this.held += total;
-    } else {
-      this.lists.delete(key);
-    }
-    this.lists.set(key, list);
-    // Least recently paged first (a Map keeps insertion order); the list just asked for is the newest.
-    for (const [oldest, old] of this.lists) {
-      if (this.held <= this.maxItems) break;
-      this.lists.delete(oldest);
-      this.held -= old.costs.length;
+      this.lists.set(key, list);
     }
     const start = Math.min(total, from);
     const end = Math.min(total, start + length);

@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import { createMcpHandler, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
-import { describeError, FlotillaError, type Logger } from '@flotilla/core';
+import { describeError, FlotillaError, TOKEN_MIN_CHARS, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 
 export interface RunningMcpServer {
@@ -205,8 +205,8 @@ function nodeAdapter(handler: McpHttpHandler): (req: IncomingMessage, res: Serve
 export async function serveMcpOverHttp(options: McpHttpOptions): Promise<RunningMcpServer> {
   const { logger, metrics } = options;
   const mcpTokens = options.mcpTokens;
-  if (mcpTokens !== undefined && (mcpTokens.length === 0 || mcpTokens.some((t) => t.length < 16))) {
-    throw new FlotillaError('config_invalid', 'MCP tokens: give at least one, each at least 16 characters', { remedy: 'Generate one with: openssl rand -hex 24' });
+  if (mcpTokens !== undefined && (mcpTokens.length === 0 || mcpTokens.some((t) => t.length < TOKEN_MIN_CHARS))) {
+    throw new FlotillaError('config_invalid', `MCP tokens: give at least one, each at least ${TOKEN_MIN_CHARS} characters`, { remedy: 'Generate one with: openssl rand -hex 24' });
   }
   const pool = mcpServerPool(options.createServer);
   const handler = createMcpHandler(pool.factory, {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { FlotillaError, isFlotillaError } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
@@ -149,32 +150,28 @@ const CACHE = 'snapshot';
 const INDEX_ENTRY_MAX_BYTES = 64 * 1024;
 
 function memoryIndex(maxEntries: number): SnapshotIndex {
-  const map = new Map<string, Entry>();
   let bytes = 0;
-  const remove = (key: string): boolean => {
-    const entry = map.get(key);
-    if (entry === undefined) return false;
-    map.delete(key);
-    bytes -= entry.meta.bytes;
-    return true;
-  };
+  let evicted = 0;
+  // Oldest remembered first while over the cap (lookups `peek`: the order is the order of remembering).
+  const map = new LRUCache<string, Entry>({
+    max: maxEntries,
+    dispose: (entry, _key, reason) => {
+      bytes -= entry.meta.bytes;
+      if (reason === 'evict') evicted += 1;
+    },
+  });
   return {
-    get: (key) => Promise.resolve(map.get(key)),
+    get: (key) => Promise.resolve(map.peek(key)),
     set(key, entry) {
-      remove(key);
+      evicted = 0;
+      // A key remembered again goes to the back of the line, as a new entry.
+      map.delete(key);
       map.set(key, entry);
       bytes += entry.meta.bytes;
-      let evicted = 0;
-      // Oldest first (Map keeps insertion order) while over the cap.
-      for (const oldest of map.keys()) {
-        if (map.size <= maxEntries) break;
-        remove(oldest);
-        evicted += 1;
-      }
       return Promise.resolve(evicted);
     },
     delete(key) {
-      remove(key);
+      map.delete(key);
       return Promise.resolve();
     },
     get entries() {

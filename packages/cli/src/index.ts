@@ -16,6 +16,6 @@ export {
 export { demoCommand, DEMO_SETTINGS } from './commands/demo.js';
 export { simArgoCdCommand, SIM_ARGOCD_SETTINGS } from './commands/sim-argocd.js';
 export { simOpenAiCommand, simAnthropicCommand, SIM_OPENAI_SETTINGS, SIM_ANTHROPIC_SETTINGS } from './commands/sim-llm.js';
-export { mcpArgoCdCommand } from './commands/mcp-argocd.js';
+export { DOMAIN_AGENTS, SUPERVISOR_DEFAULT_PORT, type DomainAgentEntry, type HostedAgent, type HostedMcp, type SimulatorStarter } from './commands/registry.js';
 export { COMMANDS } from './commands/index.js';
 export { CATALOGUE, type CatalogueEntry } from './commands/catalogue.js';

@@ -29,13 +29,15 @@ const HEAVY = {
   a2a: '/node_modules/@a2a-js/sdk/',
   langchain: '/node_modules/@langchain/',
   mcpClient: '/node_modules/@modelcontextprotocol/client/',
+  /** The agent half of the host (`@flotilla/agent-host`); an MCP server loads only `@flotilla/agent-host/mcp`. */
+  agentHost: '/packages/agent-host/dist/index.js',
 } as const;
 type Heavy = keyof typeof HEAVY;
 
 /** Neither a model client nor a simulator, nor what no agent uses without its flag (Kubernetes, Slack, Redis). */
 const NOT_IN_A_RULES_AGENT: readonly Heavy[] = ['simulators', 'llmStack', 'openai', 'langchainOpenAi', 'anthropic', 'langchainAnthropic', 'kubernetes', 'slack', 'redis', 'rankModule'];
 /** An MCP server besides: no agent at all (agent-kit, LangGraph, A2A) and no MCP client. */
-const NOT_IN_AN_MCP_SERVER: readonly Heavy[] = [...NOT_IN_A_RULES_AGENT, 'agentKit', 'a2a', 'langchain', 'mcpClient'];
+const NOT_IN_AN_MCP_SERVER: readonly Heavy[] = [...NOT_IN_A_RULES_AGENT, 'agentKit', 'a2a', 'langchain', 'mcpClient', 'agentHost'];
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const run = promisify(execFile);
@@ -127,6 +129,7 @@ describe('each built piece loads only what it runs (no --local, default flags)',
       const loaded = await mcp.loaded();
       // The hook saw the server itself (so an empty list cannot pass).
       expect(loaded.some((url) => url.endsWith('/agents/argocd/dist/server.js'))).toBe(true);
+      expect(loaded.some((url) => url.endsWith('/packages/agent-host/dist/mcp.js'))).toBe(true);
       expect(found(loaded, NOT_IN_AN_MCP_SERVER)).toEqual({});
     } finally {
       await mcp.stop();
@@ -181,6 +184,20 @@ describe('each built piece loads only what it runs (no --local, default flags)',
       const loaded = await agent.loaded();
       expect(Object.keys(found(loaded, ['llmStack', 'langchainOpenAi', 'openai']))).toEqual(['llmStack', 'langchainOpenAi', 'openai']);
       expect(found(loaded, ['simulators', 'kubernetes', 'slack', 'redis'])).toEqual({});
+    } finally {
+      await agent.stop();
+    }
+  });
+
+  it('an agent with --local gets its simulator from the CLI, and its MCP half loads no simulator either way', async () => {
+    const agent = await started('agent-netbox-local', ['agent', 'netbox', '--local'], 'A2A agent listening');
+    try {
+      const asked = await run(process.execPath, [MAIN, 'ask', '--agent', String(agent.line.url), 'list sites']);
+      expect(asked.stdout).toContain('12 sites:');
+      const loaded = await agent.loaded();
+      // The simulator is loaded from the CLI's registry (the composition root), never from the agent's package.
+      expect(Object.keys(found(loaded, ['simulators']))).toEqual(['simulators']);
+      expect(loaded.some((url) => url.endsWith('/packages/cli/dist/commands/registry.js'))).toBe(true);
     } finally {
       await agent.stop();
     }

@@ -1,24 +1,5 @@
 import { z } from 'zod';
-import { FlotillaError } from './errors.js';
 import { urlHasUserinfo } from './redact-url.js';
-
-/**
- * Parse configuration once at start. `source` is usually `process.env` merged with CLI flags by the caller;
- * nothing else in Flotilla reads `process.env`. A bad value throws `config_invalid` naming every setting at
- * fault and what it allows, so the process can print it and stop.
- */
-export function parseConfig<S extends z.ZodType>(schema: S, source: unknown, what = 'configuration'): z.output<S> {
-  const parsed = schema.safeParse(source);
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => {
-    const setting = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-    return `  ${setting}: ${issue.message}`;
-  });
-  throw new FlotillaError('config_invalid', `invalid ${what}:\n${problems.join('\n')}`, {
-    remedy: 'Fix the settings named above (flags or environment variables) and start again; --help lists them.',
-    cause: parsed.error,
-  });
-}
 
 /** A TCP port from a flag or the environment (strings are coerced). */
 export const PortSchema = z.coerce
@@ -41,15 +22,50 @@ export const HttpUrlSchema = z
   .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://')
   .refine((value) => !urlHasUserinfo(value), 'must not carry credentials (user:password@): pass them through the token settings instead');
 
+/** Fewest characters of a bearer token Flotilla accepts or sends (`openssl rand -hex 24` gives 48): guessing stays out of reach. */
+export const TOKEN_MIN_CHARS = 16;
+/** Most characters of one bearer token (a header stays small; nothing we issue comes near). */
+export const TOKEN_MAX_CHARS = 512;
+/** Most tokens a server accepts at once: two during a rotation, with room for one per caller. */
+export const TOKEN_LIST_MAX_TOKENS = 8;
+/** Longest secret or free-form value a setting takes (an API key, a token list, a file path). */
+export const SECRET_MAX_CHARS = 4_096;
+
+const tokenMin = `must be at least ${TOKEN_MIN_CHARS} characters`;
+const tokenMax = `must be at most ${TOKEN_MAX_CHARS} characters`;
+
 /**
- * Tokens a server accepts: comma-separated (two during a rotation), each 16-512 characters, at most 8.
- * Spaces around each token are dropped, and so are empty entries.
+ * Tokens a server accepts: comma-separated (two during a rotation), each TOKEN_MIN_CHARS-TOKEN_MAX_CHARS characters,
+ * at most TOKEN_LIST_MAX_TOKENS. Spaces around each token are dropped, and so are empty entries.
  */
 export const TokenListSchema = z
   .string()
-  .max(4_096, 'must be at most 4096 characters')
+  .max(SECRET_MAX_CHARS, `must be at most ${SECRET_MAX_CHARS} characters`)
   .transform((value) => value.split(',').map((t) => t.trim()).filter((t) => t.length > 0))
-  .pipe(z.array(z.string().min(16, 'each token must be at least 16 characters').max(512, 'each token must be at most 512 characters')).min(1, 'give at least one token').max(8, 'at most 8 tokens'));
+  .pipe(
+    z
+      .array(z.string().min(TOKEN_MIN_CHARS, `each token ${tokenMin}`).max(TOKEN_MAX_CHARS, `each token ${tokenMax}`))
+      .min(1, 'give at least one token')
+      .max(TOKEN_LIST_MAX_TOKENS, `at most ${TOKEN_LIST_MAX_TOKENS} tokens`),
+  );
+
+/**
+ * A required bearer token one side sends (`what` names it when missing): TOKEN_MIN_CHARS-TOKEN_MAX_CHARS characters,
+ * spaces around it dropped (a Secret mounted from a file often ends in a newline).
+ */
+export function tokenSchema(what: string): z.ZodString {
+  return z.string({ message: `${what} is required` }).trim().min(TOKEN_MIN_CHARS, tokenMin).max(TOKEN_MAX_CHARS, tokenMax);
+}
+
+/** A required non-empty secret of an upstream (its API token, in the form it issues): 1-SECRET_MAX_CHARS characters. */
+export function secretSchema(what: string): z.ZodString {
+  return z.string({ message: `${what} is required` }).min(1, `${what} must not be empty`).max(SECRET_MAX_CHARS, `${what} must be at most ${SECRET_MAX_CHARS} characters`);
+}
+
+/** An optional secret (unset: the feature it enables is off): when given, 1-SECRET_MAX_CHARS characters. */
+export function optionalSecretSchema(what: string): z.ZodOptional<z.ZodString> {
+  return secretSchema(what).optional();
+}
 
 /** A positive integer with inclusive bounds, coerced from strings; the message names the range. */
 export function boundedInt(min: number, max: number): z.ZodCoercedNumber<unknown> {

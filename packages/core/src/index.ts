@@ -9,11 +9,17 @@ export {
   type FlotillaErrorOptions,
 } from './errors.js';
 export {
-  parseConfig,
   PortSchema,
   HostSchema,
   HttpUrlSchema,
   TokenListSchema,
+  TOKEN_MIN_CHARS,
+  TOKEN_MAX_CHARS,
+  TOKEN_LIST_MAX_TOKENS,
+  SECRET_MAX_CHARS,
+  tokenSchema,
+  secretSchema,
+  optionalSecretSchema,
   boundedInt,
   BooleanFlagSchema,
   LogLevelSchema,
@@ -21,13 +27,34 @@ export {
   type LogLevel,
 } from './config.js';
 export { redactUrl, urlHasUserinfo, REDACTED_USERINFO } from './redact-url.js';
-export { createLogger, capturingLogger, silentLogger, REDACT_PATHS, REDACTED, type Logger, type LoggerOptions } from './logger.js';
+export {
+  createLogger,
+  capturingLogger,
+  silentLogger,
+  declareSecretKeys,
+  redactDeclaredKeys,
+  REDACT_PATHS,
+  REDACTED,
+  type Logger,
+  type LoggerOptions,
+} from './logger.js';
 export {
   parseSettings,
   settingsHelp,
-  secretSchema,
   type SettingSpec,
   type SettingsSpec,
   type Settings,
   type FlagValues,
 } from './settings.js';
+export {
+  hostSetting,
+  portSetting,
+  logLevelSetting,
+  upstreamSettings,
+  upstreamLimitsFrom,
+  UPSTREAM_SETTING_BOUNDS,
+  type UpstreamSettingDefaults,
+  type UpstreamSettingKey,
+  type UpstreamSettingsOptions,
+  type UpstreamSettingValues,
+} from './common-settings.js';

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { capturingLogger, REDACTED, redactUrl, type Logger } from './index.js';
+import { capturingLogger, declareSecretKeys, REDACTED, redactUrl, type Logger } from './index.js';
 
 const capture = () => capturingLogger();
 
 describe('logger redaction', () => {
   it('never writes tokens, keys or credentials, at the top level or one object down', () => {
+    // The settings' own keys are secret because their specs say so (parseSettings declares them; settings.test.ts).
+    declareSecretKeys(['llmApiKey', 'a2aTokens', 'argocdToken', 'botToken', 'signingSecret']);
     const { lines, logger } = capture();
     const secret = 'very-secret-value-0123456789';
     logger.info({ token: secret, apiKey: secret, authorization: `Bearer ${secret}`, 'x-api-key': secret }, 'top level');

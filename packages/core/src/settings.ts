@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { FlotillaError } from './errors.js';
+import { declareSecretKeys } from './logger.js';
 import { redactUrl } from './redact-url.js';
 
 /**
@@ -15,7 +16,10 @@ export interface SettingSpec<S extends z.ZodType = z.ZodType> {
   readonly schema: S;
   /** One line for `--help`. */
   readonly help: string;
-  /** Never echoed back (tokens). */
+  /**
+   * Never echoed back in an error, and never logged: `parseSettings` declares its key, flag and variable to every
+   * logger (`declareSecretKeys`), whatever they are named.
+   */
   readonly secret?: boolean;
   /** A flag without a value (`--local`); its environment variable takes true/false. */
   readonly isSwitch?: boolean;
@@ -27,13 +31,18 @@ export type Settings<T extends SettingsSpec> = { -readonly [K in keyof T]: z.out
 /** Flags as the command line gave them: `--name value`, `--name=value`, or bare `--name` (true). */
 export type FlagValues = Readonly<Record<string, string | boolean>>;
 
-/** Parse settings once at start; every problem is reported together, each naming its flag and variable. */
+/**
+ * Parse settings once at start; every problem is reported together, each naming its flag and variable. The secret
+ * settings of `spec` are declared to the loggers first (`declareSecretKeys`), so no logger writes their values, even
+ * when the settings are refused.
+ */
 export function parseSettings<T extends SettingsSpec>(
   spec: T,
   flags: FlagValues,
   env: Readonly<Record<string, string | undefined>>,
   what: string,
 ): Settings<T> {
+  declareSecretKeys(Object.entries(spec).flatMap(([key, s]) => (s.secret === true ? [key, s.flag, s.env] : [])));
   const known = new Set(Object.values(spec).map((s) => s.flag));
   const unknown = Object.keys(flags).filter((flag) => !known.has(flag));
   const problems: string[] = unknown.map((flag) => `  --${flag}: unknown option`);
@@ -68,9 +77,4 @@ export function settingsHelp(spec: SettingsSpec): string {
   });
   const width = Math.max(...rows.map((r) => r.left.length)) + 2;
   return rows.map((r) => `${r.left.padEnd(width)}${r.right}`).join('\n');
-}
-
-/** A required non-empty secret (a token). */
-export function secretSchema(what: string): z.ZodString {
-  return z.string({ message: `${what} is required` }).min(1, `${what} must not be empty`).max(4096, `${what} is too long`);
 }

@@ -44,8 +44,18 @@ export function fastPathFailed<I extends string>(turn: Pick<TurnResult<I>, 'erro
 export interface HybridOptions<I extends string> {
   readonly agent: string;
   readonly classify: (question: string) => Classification<I>;
-  /** The rules workflow's answer, with its turn (to see whether it really answered). */
-  readonly fast: (question: string, contextId: string, progress: (note: string) => void, signal?: AbortSignal) => Promise<{ readonly reply: Awaited<ReturnType<AnswerTurn>>; readonly failed: boolean }>;
+  /**
+   * The rules workflow's answer, with its turn (to see whether it really answered). In hybrid mode it is given the
+   * router's classification of the question (by `classify`, the workflow's rules): pass it on to the workflow's
+   * `ask`, so the question is not classified again.
+   */
+  readonly fast: (
+    question: string,
+    contextId: string,
+    progress: (note: string) => void,
+    signal?: AbortSignal,
+    classification?: Classification<I>,
+  ) => Promise<{ readonly reply: Awaited<ReturnType<AnswerTurn>>; readonly failed: boolean }>;
   /** The model's answer (the discovery path). */
   readonly discovery: AnswerTurn;
   readonly metrics: Pick<FlotillaMetrics, 'hybridRoutes'>;
@@ -59,8 +69,9 @@ export interface HybridOptions<I extends string> {
 export function hybridAnswerTurn<I extends string>(options: HybridOptions<I>): AnswerTurn {
   const count = (route: HybridRoute): void => options.metrics.hybridRoutes.inc({ agent: options.agent, route });
   return async (question, contextId, progress, signal) => {
-    if (isFastPath(options.classify(question))) {
-      const fast = await options.fast(question, contextId, progress, signal);
+    const classification = options.classify(question);
+    if (isFastPath(classification)) {
+      const fast = await options.fast(question, contextId, progress, signal, classification);
       if (!fast.failed) {
         count('fast');
         return { ...fast.reply, metadata: { ...fast.reply.metadata, route: 'fast' } };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedInt, FlotillaError, HttpUrlSchema, type Settings, type SettingsSpec } from '@flotilla/core';
+import { boundedInt, FlotillaError, HttpUrlSchema, optionalSecretSchema, type Settings, type SettingsSpec } from '@flotilla/core';
 import { CONTEXT_DEFAULTS, type ContextBudget } from '@flotilla/context';
 
 export const LLM_PROVIDERS = ['none', 'openai', 'anthropic'] as const;
@@ -59,7 +59,7 @@ export const LLM_SETTINGS = {
     schema: HttpUrlSchema.optional(),
     help: 'API base URL (Azure OpenAI, vLLM, Ollama …/v1; a proxy for Anthropic); the provider default when unset',
   },
-  llmApiKey: { flag: 'llm-api-key', env: 'FLOTILLA_LLM_API_KEY', schema: z.string().min(1).max(4096).optional(), help: 'API key of the model provider', secret: true },
+  llmApiKey: { flag: 'llm-api-key', env: 'FLOTILLA_LLM_API_KEY', schema: optionalSecretSchema('the API key'), help: 'API key of the model provider', secret: true },
   maxContextTokens: {
     flag: 'max-context-tokens',
     env: 'MAX_CONTEXT_TOKENS',

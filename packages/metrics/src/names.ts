@@ -179,9 +179,28 @@ export type SlackAnswerOutcome = (typeof SLACK_ANSWER_OUTCOMES)[number];
 export const SLACK_API_METHODS = ['chat.postMessage', 'chat.update', 'files.uploadV2', 'other'] as const;
 export type SlackApiMethod = (typeof SLACK_API_METHODS)[number];
 
-/** Upstream systems we talk to. */
-export const UPSTREAM_SYSTEMS = ['argocd', 'netbox'] as const;
-export type UpstreamSystem = (typeof UPSTREAM_SYSTEMS)[number];
+/**
+ * The `system` label of an upstream: any lower-case name of 1-32 letters, digits and underscores starting with a
+ * letter, so a new agent needs no change here, and a label value stays short and one a person can type in PromQL.
+ */
+export const UPSTREAM_SYSTEM_PATTERN = /^[a-z][a-z0-9_]{0,31}$/;
+/** An upstream system label (UPSTREAM_SYSTEM_PATTERN; checked by `upstreamSystem` where series are created). */
+export type UpstreamSystem = string;
+/** The upstream systems of the agents Flotilla ships. */
+export const UPSTREAM_SYSTEMS = ['argocd', 'netbox'] as const satisfies readonly UpstreamSystem[];
+
+/** Whether `value` is a valid upstream system label. */
+export function isUpstreamSystem(value: unknown): value is UpstreamSystem {
+  return typeof value === 'string' && UPSTREAM_SYSTEM_PATTERN.test(value);
+}
+
+/** `name` as an upstream system label; a name outside UPSTREAM_SYSTEM_PATTERN is a bug of the caller, refused at start. */
+export function upstreamSystem(name: string): UpstreamSystem {
+  if (!UPSTREAM_SYSTEM_PATTERN.test(name)) {
+    throw new TypeError(`upstream system ${JSON.stringify(name.slice(0, 40))} is not a label name: 1-32 lower-case letters, digits or _, starting with a letter (e.g. argocd)`);
+  }
+  return name;
+}
 
 /** Outcome of one upstream HTTP request. */
 export const UPSTREAM_OUTCOMES = [

@@ -20,6 +20,7 @@ import {
   TURN_OUTCOMES,
   UPSTREAM_OUTCOMES,
   WORKFLOW_PATHS,
+  upstreamSystem,
   type UpstreamSystem,
 } from './names.js';
 import type { FlotillaMetrics, SlackMetrics } from './registry.js';
@@ -42,8 +43,12 @@ export function zeroToolSeries(metrics: FlotillaMetrics, tool: string): void {
   for (const histogram of histograms) histogram.zero({ tool });
 }
 
-/** Requests of one upstream system by operation and outcome, at zero (the error, 429 and circuit alerts read them). */
+/**
+ * Requests of one upstream system by operation and outcome, at zero (the error, 429 and circuit alerts read them).
+ * Every upstream client calls it at start, so a system name that is no label name (`upstreamSystem`) is refused there.
+ */
 export function zeroUpstreamSeries(metrics: FlotillaMetrics, system: UpstreamSystem, operations: readonly string[]): void {
+  upstreamSystem(system);
   for (const operation of operations) for (const outcome of UPSTREAM_OUTCOMES) metrics.upstreamRequests.inc({ system, operation, outcome }, 0);
 }
 

@@ -469,9 +469,9 @@ describe('chart specifics', () => {
   });
 
   it('refuses an MCP server without its upstream URL, and credentials or the public URL in extraEnv', async () => {
-    await expect(helm(['template', RELEASE, CHART, '--set', 'argocdMcp.enabled=true'])).rejects.toThrow(/argocdMcp.enabled needs argocd.url/);
-    await expect(helm(['template', RELEASE, CHART, '--set', 'argocd.extraEnv[0].name=FLOTILLA_PUBLIC_URL', '--set', 'argocd.extraEnv[0].value=http://x'])).rejects.toThrow(/argocd.extraEnv sets FLOTILLA_PUBLIC_URL/);
-    await expect(helm(['template', RELEASE, CHART, '--set', 'netboxMcp.extraEnv[0].name=FLOTILLA_MCP_TOKEN', '--set', 'netboxMcp.extraEnv[0].value=x'])).rejects.toThrow(/netboxMcp.extraEnv sets FLOTILLA_MCP_TOKEN/);
+    await expect(helm(['template', RELEASE, CHART, '--set', 'agents.argocd.mcp.enabled=true'])).rejects.toThrow(/agents\.argocd\.mcp\.enabled needs agents\.argocd\.url/);
+    await expect(helm(['template', RELEASE, CHART, '--set', 'agents.argocd.extraEnv[0].name=FLOTILLA_PUBLIC_URL', '--set', 'agents.argocd.extraEnv[0].value=http://x'])).rejects.toThrow(/agents.argocd.extraEnv sets FLOTILLA_PUBLIC_URL/);
+    await expect(helm(['template', RELEASE, CHART, '--set', 'agents.netbox.mcp.extraEnv[0].name=FLOTILLA_MCP_TOKEN', '--set', 'agents.netbox.mcp.extraEnv[0].value=x'])).rejects.toThrow(/agents\.netbox\.mcp\.extraEnv sets FLOTILLA_MCP_TOKEN/);
     await expect(helm(['template', RELEASE, CHART, '--set', 'mcp.previousToken=only-previous-0123456789'])).rejects.toThrow(/mcp.previousToken needs mcp.token/);
   });
 
@@ -555,7 +555,7 @@ describe('chart specifics', () => {
       [['--set', `a2a.previousToken=${token}`], /a2a.previousToken needs a2a.token/],
       [['--set', `a2a.token=${token}`, '--set', `a2a.previousToken=${token}`], /a2a.previousToken equals a2a.token/],
       [['--set', 'secrets.agentToken=agent-token-0123456789'], /secrets.agentToken was removed/],
-      [['--set', 'argocd.extraEnv[0].name=FLOTILLA_A2A_TOKENS', '--set', 'argocd.extraEnv[0].value='], /argocd.extraEnv sets FLOTILLA_A2A_TOKENS/],
+      [['--set', 'agents.argocd.extraEnv[0].name=FLOTILLA_A2A_TOKENS', '--set', 'agents.argocd.extraEnv[0].value='], /agents.argocd.extraEnv sets FLOTILLA_A2A_TOKENS/],
       [['--set', 'supervisor.extraEnv[0].name=FLOTILLA_AGENT_TOKEN', '--set', 'supervisor.extraEnv[0].value=x'], /supervisor.extraEnv sets FLOTILLA_AGENT_TOKEN/],
     ];
     for (const [args, message] of cases) await expect(template(args), args.join(' ')).rejects.toThrow(message);
@@ -642,13 +642,13 @@ describe('chart specifics', () => {
     }
     expect(llmEnvIn(objectsOf('ci/llm'))['flotilla-supervisor']).toEqual([]);
     // One agent back on its rules: its variables go, the other keeps them.
-    const netboxOnRules = llmEnvIn(await template([...valuesArgs('ci/llm'), '--set', 'netbox.llm.provider=none']));
+    const netboxOnRules = llmEnvIn(await template([...valuesArgs('ci/llm'), '--set', 'agents.netbox.llm.provider=none']));
     expect(netboxOnRules['flotilla-netbox']).toEqual([]);
     expect(netboxOnRules['flotilla-argocd']).toHaveLength(LLM_ENV.length);
   });
 
   it('enables LLM mode for one agent alone, and keyless only for an OpenAI-compatible base URL', async () => {
-    const argocdOnly = llmEnvIn(await template(['--set', 'argocd.llm.provider=anthropic', '--set', 'argocd.llm.apiKeySecret.name=anthropic']));
+    const argocdOnly = llmEnvIn(await template(['--set', 'agents.argocd.llm.provider=anthropic', '--set', 'agents.argocd.llm.apiKeySecret.name=anthropic']));
     expect(argocdOnly).toEqual({
       'flotilla-supervisor': [],
       'flotilla-argocd': ['FLOTILLA_LLM_PROVIDER', 'FLOTILLA_LLM_API_KEY', 'FLOTILLA_TOOL_DISCOVERY'],
@@ -661,7 +661,7 @@ describe('chart specifics', () => {
   });
 
   it('rejects, through values.schema.json, LLM values out of bounds, unknown providers and a plain API key', async () => {
-    await expect(template(['--set', 'llm.maxContextTokens=2000', '--set', 'llm.minMessagesToKeep=0', '--set', 'netbox.llm.minMessagesToKeep=100'])).resolves.toBeDefined();
+    await expect(template(['--set', 'llm.maxContextTokens=2000', '--set', 'llm.minMessagesToKeep=0', '--set', 'agents.netbox.llm.minMessagesToKeep=100'])).resolves.toBeDefined();
     for (const set of [
       'llm.maxContextTokens=1999',
       'llm.maxContextTokens=2000001',
@@ -669,10 +669,10 @@ describe('chart specifics', () => {
       'llm.minMessagesToKeep=-1',
       'llm.provider=gemini',
       'llm.toolDiscovery=lazy',
-      'argocd.llm.provider=gemini',
-      'netbox.llm.maxContextTokens=100',
+      'agents.argocd.llm.provider=gemini',
+      'agents.netbox.llm.maxContextTokens=100',
       'llm.apiKey=sk-plain',
-      'argocd.llm.apiKey=sk-plain',
+      'agents.argocd.llm.apiKey=sk-plain',
       'llm.baseUrl=ftp://llm.example.com',
     ]) {
       await expect(template(['--set', set]), set).rejects.toThrow(/schema/);
@@ -725,15 +725,15 @@ describe('chart specifics', () => {
 
   it('refuses several replicas of a domain agent without Redis, and redis values that would be ignored', async () => {
     const cases: [string[], RegExp][] = [
-      [['--set', 'argocd.replicas=2'], /argocd\.replicas is 2 but Redis is not configured: .*"next page" or "next batch" .* Set redis\.url or redis\.existingSecret\.name/],
-      [['--set', 'netbox.replicas=3'], /netbox\.replicas is 3 but Redis is not configured/],
-      [[...valuesArgs('ci/redis'), '--set', 'redis.existingSecret.name='], /argocd\.replicas is 2 but Redis is not configured/],
+      [['--set', 'agents.argocd.replicas=2'], /agents\.argocd\.replicas is 2 but Redis is not configured: .*"next page" or "next batch" .* Set redis\.url or redis\.existingSecret\.name/],
+      [['--set', 'agents.netbox.replicas=3'], /agents\.netbox\.replicas is 3 but Redis is not configured/],
+      [[...valuesArgs('ci/redis'), '--set', 'redis.existingSecret.name='], /agents\.argocd\.replicas is 2 but Redis is not configured/],
       [['--set', 'redis.url=redis://redis:6379', '--set', 'redis.existingSecret.name=flotilla-redis'], /redis\.existingSecret\.name is set: leave redis\.url empty/],
-      [['--set', 'argocd.extraEnv[0].name=FLOTILLA_REDIS_URL', '--set', 'argocd.extraEnv[0].value=redis://redis:6379'], /argocd\.extraEnv sets FLOTILLA_REDIS_URL: Redis comes from the redis values only/],
+      [['--set', 'agents.argocd.extraEnv[0].name=FLOTILLA_REDIS_URL', '--set', 'agents.argocd.extraEnv[0].value=redis://redis:6379'], /agents\.argocd\.extraEnv sets FLOTILLA_REDIS_URL: Redis comes from the redis values only/],
     ];
     for (const [args, message] of cases) expect(await templateError(args), args.join(' ')).toMatch(message);
     // The Slack bot keeps no state in Redis: its replicas are not checked; nor are disabled agents'.
-    await expect(template([...SLACK_BOT, '--set', 'slackBot.replicas=2', '--set', 'argocd.enabled=false', '--set', 'argocd.replicas=2'])).resolves.toBeDefined();
+    await expect(template([...SLACK_BOT, '--set', 'slackBot.replicas=2', '--set', 'agents.argocd.enabled=false', '--set', 'agents.argocd.replicas=2'])).resolves.toBeDefined();
     // Redis alone (one replica) is fine too.
     const single = await template(['--set', 'redis.url=redis://redis.data.svc:6379']);
     expect(redisEnvIn(single)).toEqual({ 'flotilla-supervisor': REDIS_ENV, 'flotilla-argocd': REDIS_ENV, 'flotilla-netbox': REDIS_ENV });
@@ -763,7 +763,7 @@ describe('chart specifics', () => {
     }
     const modes = (objects: readonly K8sObject[]): Record<string, string | undefined> => Object.fromEntries(containersIn(objects).map(({ container }) => [container.name, envOf(container).get('FLOTILLA_MODE')]));
     expect(modes(await template([...valuesArgs('ci/llm'), '--set', 'llm.mode=hybrid']))).toEqual({ 'flotilla-supervisor': undefined, 'flotilla-argocd': 'hybrid', 'flotilla-netbox': 'hybrid' });
-    expect(modes(await template([...valuesArgs('ci/llm'), '--set', 'llm.mode=hybrid', '--set', 'netbox.llm.mode=llm']))).toEqual({
+    expect(modes(await template([...valuesArgs('ci/llm'), '--set', 'llm.mode=hybrid', '--set', 'agents.netbox.llm.mode=llm']))).toEqual({
       'flotilla-supervisor': undefined,
       'flotilla-argocd': 'hybrid',
       'flotilla-netbox': 'llm',
@@ -774,12 +774,12 @@ describe('chart specifics', () => {
     for (const [container, names] of Object.entries(llmEnvIn(rules))) expect(names, container).toEqual([]);
     const cases: [string[], RegExp][] = [
       [['--set', 'llm.mode=llm'], /argocd: llm\.mode llm needs a model, but the agent's llm\.provider is none/],
-      [['--set', 'llm.mode=hybrid', '--set', 'argocd.enabled=false'], /netbox: llm\.mode hybrid needs a model/],
-      [[...valuesArgs('ci/llm'), '--set', 'llm.mode=hybrid', '--set', 'netbox.llm.provider=none'], /netbox: llm\.mode hybrid needs a model, .*netbox\.llm\.mode: rules/],
+      [['--set', 'llm.mode=hybrid', '--set', 'agents.argocd.enabled=false'], /netbox: llm\.mode hybrid needs a model/],
+      [[...valuesArgs('ci/llm'), '--set', 'llm.mode=hybrid', '--set', 'agents.netbox.llm.provider=none'], /netbox: llm\.mode hybrid needs a model, .*agents\.netbox\.llm\.mode: rules/],
     ];
     for (const [args, message] of cases) expect(await templateError(args), args.join(' ')).toMatch(message);
-    await expect(template(['--set', 'llm.mode=hybrid', '--set', 'argocd.enabled=false', '--set', 'netbox.enabled=false', '--set', 'supervisor.agents[0].name=x', '--set', 'supervisor.agents[0].url=http://x:1'])).resolves.toBeDefined();
-    for (const set of ['llm.mode=fast', 'argocd.llm.mode=fast', 'netbox.llm.mode=LLM']) {
+    await expect(template(['--set', 'llm.mode=hybrid', '--set', 'agents.argocd.enabled=false', '--set', 'agents.netbox.enabled=false', '--set', 'supervisor.agents[0].name=x', '--set', 'supervisor.agents[0].url=http://x:1'])).resolves.toBeDefined();
+    for (const set of ['llm.mode=fast', 'agents.argocd.llm.mode=fast', 'agents.netbox.llm.mode=LLM']) {
       const error = await templateError(['--set', set]);
       expect(error, set).toMatch(/schema/);
       expect(error, set).toContain('mode must be one of the following');
@@ -802,39 +802,39 @@ describe('chart specifics', () => {
   it('refuses memory requests above the limit, zero in any spelling, limits above 4Gi and requests above 2Gi, naming the value and what to do', async () => {
     // Accepted: every unit the helper reads, request equal to the limit, the ceilings themselves.
     for (const sets of [
-      ['argocd.resources.limits.memory=4Gi', 'argocd.resources.requests.memory=2Gi'],
-      ['netbox.resources.requests.memory=1Gi', 'netbox.resources.limits.memory=1Gi'],
-      ['netbox.resources.requests.memory=1000M', 'netbox.resources.limits.memory=1Gi'],
+      ['agents.argocd.resources.limits.memory=4Gi', 'agents.argocd.resources.requests.memory=2Gi'],
+      ['agents.netbox.resources.requests.memory=1Gi', 'agents.netbox.resources.limits.memory=1Gi'],
+      ['agents.netbox.resources.requests.memory=1000M', 'agents.netbox.resources.limits.memory=1Gi'],
       ['supervisor.resources.requests.memory=262144Ki', 'supervisor.resources.limits.memory=536870912'],
       ['supervisor.resources.requests.memory=0.25Gi', 'supervisor.resources.limits.memory=512000k'],
     ]) {
       await expect(template(sets.flatMap((s) => ['--set', s])), sets.join(' ')).resolves.toBeDefined();
     }
     const cases: [string[], RegExp][] = [
-      [['argocd.resources.requests.memory=1Gi'], /argocd\.resources\.requests\.memory \(1Gi\) is above argocd\.resources\.limits\.memory \(512Mi\): the API server refuses a request above the limit\. Lower the request or raise the limit/],
-      [['netbox.resources.requests.memory=1100M', 'netbox.resources.limits.memory=1Gi'], /netbox\.resources\.requests\.memory \(1100M\) is above netbox\.resources\.limits\.memory \(1Gi\)/],
+      [['agents.argocd.resources.requests.memory=1Gi'], /agents\.argocd\.resources\.requests\.memory \(1Gi\) is above agents\.argocd\.resources\.limits\.memory \(512Mi\): the API server refuses a request above the limit\. Lower the request or raise the limit/],
+      [['agents.netbox.resources.requests.memory=1100M', 'agents.netbox.resources.limits.memory=1Gi'], /agents\.netbox\.resources\.requests\.memory \(1100M\) is above agents\.netbox\.resources\.limits\.memory \(1Gi\)/],
       [['supervisor.resources.requests.memory=600Mi'], /supervisor\.resources\.requests\.memory \(600Mi\) is above supervisor\.resources\.limits\.memory/],
       [['slackBot.enabled=true', 'secrets.slackBotToken=xoxb-t', 'secrets.slackSigningSecret=s', 'slackBot.resources.requests.memory=0.6Gi'], /slackBot\.resources\.requests\.memory \(0\.6Gi\) is above slackBot\.resources\.limits\.memory/],
-      [['argocd.resources.limits.memory=0'], /argocd\.resources\.limits\.memory is 0, which is zero: .*Set a memory limit above zero, e\.g\. 512Mi/],
-      [['argocd.resources.limits.memory=0Mi'], /argocd\.resources\.limits\.memory is 0Mi, which is zero/],
-      [['netbox.resources.limits.memory=0.0Gi'], /netbox\.resources\.limits\.memory is 0\.0Gi, which is zero/],
+      [['agents.argocd.resources.limits.memory=0'], /agents\.argocd\.resources\.limits\.memory is 0, which is zero: .*Set a memory limit above zero, e\.g\. 512Mi/],
+      [['agents.argocd.resources.limits.memory=0Mi'], /agents\.argocd\.resources\.limits\.memory is 0Mi, which is zero/],
+      [['agents.netbox.resources.limits.memory=0.0Gi'], /agents\.netbox\.resources\.limits\.memory is 0\.0Gi, which is zero/],
       [['supervisor.resources.requests.memory=0.0Gi'], /supervisor\.resources\.requests\.memory is 0\.0Gi, which is zero: .*Set a memory request above zero/],
-      [['argocd.resources.limits.memory=5Gi'], /argocd\.resources\.limits\.memory is 5Gi, above the chart's ceiling of 4Gi: set it to at most 4Gi/],
-      [['netbox.resources.limits.memory=4097Mi'], /netbox\.resources\.limits\.memory is 4097Mi, above the chart's ceiling of 4Gi/],
+      [['agents.argocd.resources.limits.memory=5Gi'], /agents\.argocd\.resources\.limits\.memory is 5Gi, above the chart's ceiling of 4Gi: set it to at most 4Gi/],
+      [['agents.netbox.resources.limits.memory=4097Mi'], /agents\.netbox\.resources\.limits\.memory is 4097Mi, above the chart's ceiling of 4Gi/],
       [['supervisor.resources.requests.memory=3Gi', 'supervisor.resources.limits.memory=4Gi'], /supervisor\.resources\.requests\.memory is 3Gi, above the chart's ceiling of 2Gi/],
     ];
     for (const [sets, message] of cases) expect(await templateError(sets.flatMap((s) => ['--set', s])), sets.join(' ')).toMatch(message);
     // A disabled piece's values are not checked.
-    await expect(template(['--set', 'argocd.enabled=false', '--set', 'argocd.resources.requests.memory=1Gi'])).resolves.toBeDefined();
+    await expect(template(['--set', 'agents.argocd.enabled=false', '--set', 'agents.argocd.resources.requests.memory=1Gi'])).resolves.toBeDefined();
   });
 
   it('rejects, through values.schema.json, memory in units the API server refuses, a missing limit, a heapPercent above 90 and unknown keys', async () => {
-    await expect(template(['--set', 'argocd.heapPercent=90', '--set', 'netbox.heapPercent=10'])).resolves.toBeDefined();
+    await expect(template(['--set', 'agents.argocd.heapPercent=90', '--set', 'agents.netbox.heapPercent=10'])).resolves.toBeDefined();
     const cases: [string, string][] = [
-      ['argocd.resources.limits.memory=512MB', 'argocd.resources.limits.memory: Does not match pattern'],
-      ['argocd.resources.limits.memory=1.5Ti', 'argocd.resources.limits.memory: Does not match pattern'],
+      ['agents.argocd.resources.limits.memory=512MB', 'agents.argocd.resources.limits.memory: Does not match pattern'],
+      ['agents.argocd.resources.limits.memory=1.5Ti', 'agents.argocd.resources.limits.memory: Does not match pattern'],
       ['supervisor.resources.limits.memory=null', 'memory is required'],
-      ['argocd.heapPercent=100', 'argocd.heapPercent: Must be less than or equal to 90'],
+      ['agents.argocd.heapPercent=100', 'agents.argocd.heapPercent: Must be less than or equal to 90'],
       ['slackBot.heapPercent=91', 'slackBot.heapPercent: Must be less than or equal to 90'],
       ['supervisor.heapPercent=9', 'supervisor.heapPercent: Must be greater than or equal to 10'],
       ['sidecar.enabled=true', 'Additional property sidecar is not allowed'],
@@ -867,15 +867,15 @@ describe('chart specifics', () => {
       [['storage.resultDiskCapMiB=1024'], /storage\.dataSizeLimit \(512Mi\) is smaller than .*storage\.resultDiskCapMiB \(1024 MiB\)/],
       [['storage.dataSizeLimit=343932927'], /storage\.dataSizeLimit \(343932927\) is smaller than/],
       // Without NetBox, no sessions: a 10 MiB cap needs 20 MiB.
-      [['netbox.enabled=false', 'storage.resultDiskCapMiB=10', 'storage.dataSizeLimit=19Mi'], /argocd may hold on it: storage\.resultDiskCapMiB \(10 MiB\) plus the result being written before the oldest go \(10 MiB\), 20 MiB in all/],
+      [['agents.netbox.enabled=false', 'storage.resultDiskCapMiB=10', 'storage.dataSizeLimit=19Mi'], /argocd may hold on it: storage\.resultDiskCapMiB \(10 MiB\) plus the result being written before the oldest go \(10 MiB\), 20 MiB in all/],
       // An agent calling its MCP server spills nothing itself; the MCP server does.
-      [['argocd.enabled=false', 'netbox.url=http://netbox:8000', 'netboxMcp.enabled=true', 'storage.dataSizeLimit=100M'], /the result store of netboxMcp may hold/],
+      [['agents.argocd.enabled=false', 'agents.netbox.url=http://netbox:8000', 'agents.netbox.mcp.enabled=true', 'storage.dataSizeLimit=100M'], /the result store of netbox-mcp may hold/],
       [['storage.dataSizeLimit=0'], /storage\.dataSizeLimit is 0, which is zero/],
       [['storage.tmpSizeLimit=0.0Gi'], /storage\.tmpSizeLimit is 0\.0Gi, which is zero/],
     ];
     // Sizes are strings (a number would render as a float in sizeLimit); the rest as typed.
     for (const [sets, message] of cases) expect(await templateError(sets.flatMap((s) => [s.startsWith('storage.dataSizeLimit') || s.startsWith('storage.tmpSizeLimit') ? '--set-string' : '--set', s])), sets.join(' ')).toMatch(message);
-    await expect(template(['--set', 'netbox.enabled=false', '--set', 'storage.resultDiskCapMiB=10', '--set-string', 'storage.dataSizeLimit=20Mi'])).resolves.toBeDefined();
+    await expect(template(['--set', 'agents.netbox.enabled=false', '--set', 'storage.resultDiskCapMiB=10', '--set-string', 'storage.dataSizeLimit=20Mi'])).resolves.toBeDefined();
     // With Redis the results live there, not on the volume.
     await expect(template(['--set', 'redis.url=redis://redis:6379', '--set', 'storage.dataSizeLimit=64Mi'])).resolves.toBeDefined();
     for (const set of ['storage.resultDiskCapMiB=0', 'storage.resultDiskCapMiB=1048577', 'storage.dataSizeLimit=1K', 'storage.dataSizeLimit=1GB']) {
@@ -944,7 +944,7 @@ describe('chart specifics', () => {
   });
 
   it('renders working NetworkPolicies with default values: each piece admits its callers and Prometheus on its port, egress open', async () => {
-    const objects = await template(['--set', 'networkPolicy.enabled=true', ...SLACK_BOT, '--set', 'argocd.url=https://argocd.example.com', '--set', 'argocdMcp.enabled=true']);
+    const objects = await template(['--set', 'networkPolicy.enabled=true', ...SLACK_BOT, '--set', 'agents.argocd.url=https://argocd.example.com', '--set', 'agents.argocd.mcp.enabled=true']);
     const prometheus = { namespaceSelector: {}, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } };
     const pods = (component: string) => ({ podSelector: { matchLabels: { 'app.kubernetes.io/component': component, 'app.kubernetes.io/instance': RELEASE, 'app.kubernetes.io/name': 'flotilla' } } });
     const port = [{ port: 'a2a', protocol: 'TCP' }];
@@ -1012,6 +1012,127 @@ describe('chart specifics', () => {
     expect(bare).toMatch(/Nothing in the cluster may call the supervisor's A2A port: kubectl port-forward still works/);
     // Nothing to say when these are off.
     expect(await notes([])).not.toMatch(/PrometheusRule|ServiceMonitor|NetworkPolicies|WARNING: (prometheusRule|serviceMonitor|networkPolicy)/);
+  });
+});
+
+describe('domain agents as data (values.agents)', () => {
+  /** A domain agent the chart has never heard of: one values entry, no template edit. */
+  const GRAFANA = ['--set', 'agents.grafana.port=8096', '--set', 'agents.grafana.url=https://grafana.example.com', '--set', 'agents.grafana.token=grafana-token-0123456789'];
+
+  it('names no domain agent in any template: argocd and netbox are values', () => {
+    const dir = join(CHART, 'templates');
+    for (const file of readdirSync(dir)) expect(readFileSync(join(dir, file), 'utf8'), file).not.toMatch(/argocd|argo cd|netbox/i);
+  });
+
+  it('deploys a new agent from one values entry: Deployment, Service for discovery, token, NetworkPolicy, ServiceMonitor target, static agent list, MCP server', async () => {
+    const objects = await template([
+      ...GRAFANA,
+      '--set', 'agents.grafana.mcp.enabled=true',
+      '--set', 'agents.grafana.mcp.port=8097',
+      '--set', 'networkPolicy.enabled=true',
+      '--set', 'networkPolicy.egress.enabled=true',
+      '--set', 'serviceMonitor.enabled=true',
+      '--set', 'supervisor.discovery.enabled=false',
+    ]);
+    const agent = deploymentIn(objects, 'grafana').spec?.template.spec?.containers[0] as IContainer;
+    expect(agent.name).toBe('flotilla-grafana');
+    expect(agent.args).toEqual(['agent', 'grafana']);
+    expect(agent.resources).toEqual({ requests: { cpu: '100m', memory: '256Mi' }, limits: { memory: '512Mi' } });
+    const env = envOf(agent);
+    expect(env.get('FLOTILLA_GRAFANA_AGENT_PORT')).toBe('8096');
+    expect(env.get('FLOTILLA_GRAFANA_MCP_URL')).toBe(`http://${RELEASE}-flotilla-grafana-mcp.${NAMESPACE}.svc:8097/mcp`);
+    expect(env.get('FLOTILLA_PUBLIC_URL')).toBe(`http://${RELEASE}-flotilla-grafana.${NAMESPACE}.svc:8096`);
+    expect(a2aTokenRefs(agent)).toEqual([`${A2A_SECRET}/token`]);
+    const server = deploymentIn(objects, 'grafana-mcp').spec?.template.spec?.containers[0] as IContainer;
+    expect(server.args).toEqual(['mcp', 'grafana']);
+    expect(envOf(server).get('FLOTILLA_GRAFANA_MCP_PORT')).toBe('8097');
+    expect(envOf(server).get('FLOTILLA_GRAFANA_URL')).toBe('https://grafana.example.com');
+    expect(server.env?.find((e) => e.name === 'FLOTILLA_GRAFANA_TOKEN')?.valueFrom?.secretKeyRef?.key).toBe('grafana-token');
+
+    const service = objects.find((o) => o.kind === 'Service' && componentOf(o) === 'grafana') as K8sObject & { spec: { ports: { name: string; port: number }[] } };
+    expect(service.metadata.labels?.['flotilla.io/agent']).toBe('grafana');
+    expect(service.spec.ports).toEqual([{ name: 'a2a', port: 8096, targetPort: 'a2a', protocol: 'TCP' }]);
+    const secret = objects.find((o) => o.kind === 'Secret' && o.metadata.name === `${RELEASE}-flotilla-secrets`) as K8sObject & { data: Record<string, string> };
+    expect(Buffer.from(secret.data['grafana-token'] ?? '', 'base64').toString()).toBe('grafana-token-0123456789');
+
+    const policy = objects.find((o) => o.kind === 'NetworkPolicy' && componentOf(o) === 'grafana') as K8sObject & { spec: { ingress: { from: unknown[] }[] } };
+    expect(JSON.stringify(policy.spec.ingress[0]?.from)).toContain('"app.kubernetes.io/component":"supervisor"');
+    type EgressRule = { to?: { podSelector?: { matchLabels?: Record<string, string> } }[]; ports?: { port: number }[] };
+    const supervisorPolicy = objects.find((o) => o.kind === 'NetworkPolicy' && componentOf(o) === 'supervisor') as K8sObject & { spec: { egress: EgressRule[] } };
+    const toGrafana = supervisorPolicy.spec.egress.filter((rule) => rule.to?.some((peer) => peer.podSelector?.matchLabels?.['app.kubernetes.io/component'] === 'grafana'));
+    expect(toGrafana.map((rule) => rule.ports)).toEqual([[{ port: 8096, protocol: 'TCP' }]]);
+    const monitor = objects.find((o) => o.kind === 'ServiceMonitor') as K8sObject & { spec: { selector: { matchExpressions: { values: string[] }[] } } };
+    expect(monitor.spec.selector.matchExpressions[0]?.values).toEqual(expect.arrayContaining(['grafana', 'grafana-mcp']));
+
+    const supervisor = deploymentIn(objects, 'supervisor').spec?.template.spec?.containers[0] as IContainer;
+    expect(envOf(supervisor).get('FLOTILLA_AGENTS')).toBe(
+      [
+        `argocd=http://${RELEASE}-flotilla-argocd.${NAMESPACE}.svc:8092`,
+        `grafana=http://${RELEASE}-flotilla-grafana.${NAMESPACE}.svc:8096`,
+        `netbox=http://${RELEASE}-flotilla-netbox.${NAMESPACE}.svc:8094`,
+      ].join(','),
+    );
+  });
+
+  it('names a new agent in NOTES.txt: its empty url, its token key in an existing Secret', async () => {
+    const text = await notes(['--set', 'agents.grafana.port=8096', '--set', 'agents.grafana.title=Grafana', '--set', 'secrets.existingSecret=tokens']);
+    expect(text).toContain('WARNING: agents.grafana.url is empty (and no agents.grafana.mcpUrl): the Grafana agent will not start until it is set.');
+    expect(text).toContain('(keys: argocd-token, grafana-token, netbox-token, slack-bot-token,');
+  });
+
+  it('renders each piece’s env map after the chart’s own variables and before extraEnv, null values left out', async () => {
+    const objects = await template([
+      '--set', 'agents.argocd.env.FLOTILLA_UPSTREAM_TIMEOUT_MS=20000',
+      '--set', 'agents.argocd.env.FLOTILLA_A_FIRST=a',
+      '--set', 'agents.argocd.extraEnv[0].name=FLOTILLA_FROM_EXTRA',
+      '--set', 'agents.argocd.extraEnv[0].value=x',
+      '--set', 'supervisor.env.FLOTILLA_MAX_DELEGATIONS=4',
+      '--set', 'agents.netbox.upstreamEnv.FLOTILLA_NETBOX_RATE_LIMIT=5',
+    ]);
+    const names = (component: string): string[] => ((deploymentIn(objects, component).spec?.template.spec?.containers[0] as IContainer).env ?? []).map((e) => e.name);
+    const argocd = names('argocd');
+    expect(argocd.slice(-3)).toEqual(['FLOTILLA_A_FIRST', 'FLOTILLA_UPSTREAM_TIMEOUT_MS', 'FLOTILLA_FROM_EXTRA']);
+    expect(argocd.indexOf('FLOTILLA_A2A_TOKENS')).toBeLessThan(argocd.indexOf('FLOTILLA_A_FIRST'));
+    expect(envOf(deploymentIn(objects, 'argocd').spec?.template.spec?.containers[0] as IContainer).get('FLOTILLA_UPSTREAM_TIMEOUT_MS')).toBe('20000');
+    expect(names('supervisor').at(-1)).toBe('FLOTILLA_MAX_DELEGATIONS');
+    // The NetBox agent's rate limit is data: set when given, left out while null (its default).
+    expect(names('netbox')).toContain('FLOTILLA_NETBOX_RATE_LIMIT');
+    expect(names('netbox')).not.toContain('FLOTILLA_NETBOX_RATE_BURST');
+    await expect(template(['--set', 'agents.argocd.env.FLOTILLA_PUBLIC_URL=http://x'])).rejects.toThrow(/agents\.argocd\.env sets FLOTILLA_PUBLIC_URL: credentials come from the a2a and mcp values only/);
+    await expect(template(['--set', 'slackBot.env.FLOTILLA_REDIS_URL=redis://x'])).rejects.toThrow(/slackBot\.env sets FLOTILLA_REDIS_URL: Redis comes from the redis values only/);
+    await expect(template(['--set', 'agents.netbox.upstreamEnv.FLOTILLA_MCP_TOKEN=x'])).rejects.toThrow(/agents\.netbox\.upstreamEnv sets FLOTILLA_MCP_TOKEN/);
+  });
+
+  it('takes an agent’s own image and probes over the top-level ones, and part of its Service over agentDefaults', async () => {
+    const objects = await template([
+      '--set', 'agents.netbox.image.tag=1.2.3',
+      '--set', 'agents.netbox.probes.startup.failureThreshold=60',
+      '--set', 'image.digest=sha256:' + 'a'.repeat(64),
+      '--set', 'agents.argocd.service.annotations.example\\.com/team=ops',
+    ]);
+    const service = objects.find((o) => o.kind === 'Service' && componentOf(o) === 'argocd') as K8sObject & { spec: { type: string } };
+    expect(service.metadata.annotations).toEqual({ 'example.com/team': 'ops' });
+    expect(service.spec.type).toBe('ClusterIP');
+    const netbox = deploymentIn(objects, 'netbox').spec?.template.spec?.containers[0] as IContainer;
+    const argocd = deploymentIn(objects, 'argocd').spec?.template.spec?.containers[0] as IContainer;
+    expect(netbox.image).toBe('ghcr.io/flotilla/flotilla:1.2.3');
+    expect(argocd.image).toBe(`ghcr.io/flotilla/flotilla@sha256:${'a'.repeat(64)}`);
+    expect(netbox.startupProbe?.failureThreshold).toBe(60);
+    expect(netbox.startupProbe?.periodSeconds).toBe(2);
+    expect(argocd.startupProbe?.failureThreshold).toBe(30);
+  });
+
+  it('refuses an agent without a port, a bad agent name, unknown agent keys, and the values of chart 0.x, naming the new path', async () => {
+    const cases: [string[], RegExp][] = [
+      [['agents.grafana.url=https://grafana.example.com'], /agents\.grafana\.port is not set: each agent needs its own port/],
+      [[...GRAFANA.filter((a) => a !== '--set'), 'agents.grafana.mcp.enabled=true'], /agents\.grafana\.mcp\.port is not set: each MCP server needs its own port/],
+      [['agents.Grafana_1.port=8096'], /agents: Property name of "Grafana_1" does not match/],
+      [['agents.grafana.port=8096', 'agents.grafana.urll=x'], /agents\.grafana: Additional property urll is not allowed/],
+      [['argocd.url=https://argocd.example.com'], /argocd moved to agents\.argocd/],
+      [['netboxMcp.enabled=true'], /netboxMcp moved to agents\.netbox\.mcp/],
+      [['secrets.argocdToken=t'], /secrets\.argocdToken moved to agents\.argocd\.token/],
+    ];
+    for (const [sets, message] of cases) expect(await templateError(sets.flatMap((s) => ['--set', s])), sets.join(' ')).toMatch(message);
   });
 });
 

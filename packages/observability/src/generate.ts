@@ -1,13 +1,16 @@
 /**
- * Writes every generated observability file (rules, rule tests, Helm templates, dashboards), or with
+ * Writes every generated observability file (rules, rule tests, Helm templates, dashboards, the chart's values table
+ * in helm/README.md), or with
  * `--check` lists the stale ones and exits 1. Run after a build: `node packages/observability/dist/generate.js`.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { renderAlertTests } from './alert-tests.js';
 import { OVERVIEW_DASHBOARD_FILE, renderOverviewDashboard } from './dashboards.js';
 import { renderDashboardsConfigMapTemplate, renderPrometheusRules, renderPrometheusRuleTemplate } from './rules.js';
+import { renderValuesTable, valuesDocs, withValuesTable } from './values-doc.js';
 
 export interface GeneratedFile {
   /** Path relative to the repository root, with forward slashes. */
@@ -22,11 +25,24 @@ export const GENERATED_PATHS = {
   dashboardsConfigMapTemplate: 'helm/flotilla/templates/dashboards-configmap.yaml',
   overviewDashboard: `dashboards/${OVERVIEW_DASHBOARD_FILE}`,
   chartOverviewDashboard: `helm/flotilla/dashboards/${OVERVIEW_DASHBOARD_FILE}`,
+  /** Generated in part: the values table between its markers, from helm/flotilla/values.yaml. */
+  helmReadme: 'helm/README.md',
 } as const;
 
-/** Every generated file and its expected content. */
-export function generatedFiles(): GeneratedFile[] {
+/** The chart's values file, the source of the README's values table. */
+export const CHART_VALUES_PATH = 'helm/flotilla/values.yaml';
+
+/** The repository root, from this module (src/ or dist/ of packages/observability). */
+export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+
+/**
+ * Every generated file and its expected content. The README's expected content is the one under `source` (the
+ * repository by default) with its values table regenerated from the values.yaml there.
+ */
+export function generatedFiles(source: string = REPO_ROOT): GeneratedFile[] {
   const dashboard = renderOverviewDashboard();
+  const readme = readFileSync(join(source, GENERATED_PATHS.helmReadme), 'utf8');
+  const table = renderValuesTable(valuesDocs(readFileSync(join(source, CHART_VALUES_PATH), 'utf8')));
   return [
     { path: GENERATED_PATHS.prometheusRules, content: renderPrometheusRules() },
     { path: GENERATED_PATHS.prometheusRulesTest, content: renderAlertTests() },
@@ -34,11 +50,9 @@ export function generatedFiles(): GeneratedFile[] {
     { path: GENERATED_PATHS.dashboardsConfigMapTemplate, content: renderDashboardsConfigMapTemplate() },
     { path: GENERATED_PATHS.overviewDashboard, content: dashboard },
     { path: GENERATED_PATHS.chartOverviewDashboard, content: dashboard },
+    { path: GENERATED_PATHS.helmReadme, content: withValuesTable(readme, table) },
   ];
 }
-
-/** The repository root, from this module (src/ or dist/ of packages/observability). */
-export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 
 async function readOrNull(path: string): Promise<string | null> {
   try {

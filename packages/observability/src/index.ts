@@ -52,4 +52,5 @@ export {
   type TimeseriesPanel,
 } from './dashboards.js';
 export { ALERT_TEST_GROUPS, alertsMissingTests, renderAlertTests, type AlertTestGroup, type AlertExpectation, type InputSeries } from './alert-tests.js';
-export { GENERATED_PATHS, generatedFiles, main, staleFiles, writeGeneratedFiles, type GeneratedFile } from './generate.js';
+export { CHART_VALUES_PATH, GENERATED_PATHS, generatedFiles, main, staleFiles, writeGeneratedFiles, type GeneratedFile } from './generate.js';
+export { VALUES_TABLE_END, VALUES_TABLE_START, renderValuesTable, valuesDocs, withValuesTable, type ValueDoc } from './values-doc.js';

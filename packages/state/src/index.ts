@@ -13,4 +13,3 @@ export {
   type RedisFromUrlOptions,
 } from './redis.js';
 export { createRedisKeyspace, luaScript, memberOf, transaction, type RedisKeyspace, type RedisKeyspaceOptions } from './keyspace.js';
-export { startRedisServer, redisServerBinary, NO_REDIS_SERVER, type LocalRedisServer, type LocalRedisOptions } from './local-server.js';

@@ -7,4 +7,4 @@ export {
   type TokenEncoding,
 } from './counter.js';
 export { PIECE_CHUNK_CHARS, CHUNK_BOUNDARY_MARGIN, REGEX_WINDOW_CHARS } from './bpe.js';
-export { cachingCounter } from './cache.js';
+export { cachingCounter, CACHING_COUNTER_MAX_ENTRIES } from './cache.js';

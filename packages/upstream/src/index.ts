@@ -1,18 +1,25 @@
+export { UpstreamHttp, type UpstreamHttpOptions } from './http.js';
+export { UPSTREAM_DEFAULTS, type UpstreamLimits } from './policy.js';
+export type {
+  UpstreamRequest,
+  UpstreamListRequest,
+  UpstreamPageRequest,
+  UpstreamPage,
+  UpstreamLinesRequest,
+  UpstreamLines,
+  LineReadStop,
+  LineVerdict,
+  UpstreamItems,
+} from './requests.js';
 export {
-  UpstreamHttp,
-  UPSTREAM_DEFAULTS,
-  type UpstreamLimits,
-  type UpstreamHttpOptions,
-  type UpstreamRequest,
-  type UpstreamListRequest,
-  type UpstreamPageRequest,
-  type UpstreamPage,
-  type UpstreamLinesRequest,
-  type UpstreamLines,
-  type LineReadStop,
-  type LineVerdict,
-  type UpstreamItems,
-} from './http.js';
+  ERROR_BODY_MAX_BYTES,
+  ERROR_MESSAGE_MAX_CHARS,
+  errorExcerpt,
+  type UpstreamErrorReading,
+  type ErrorBodyParser,
+  type UpstreamStreamError,
+  type StreamErrorParser,
+} from './classify.js';
 export {
   JsonItemsSplitter,
   JsonValueTooLarge,

@@ -28,9 +28,9 @@ export class JsonValueTooLarge extends Error {
 export class JsonBodyError extends SyntaxError {}
 
 export interface JsonItemsOptions {
-  /** The top-level member holding the list: `items` (Argo CD, the default) or `results` (NetBox). */
+  /** The top-level member holding the list: `items` (the default) or another (`results` of a paged list). */
   readonly listKey?: string;
-  /** Top-level scalar members to read beside the list (NetBox's `count`, `next`, `previous`); containers are skipped. */
+  /** Top-level scalar members to read beside the list (a page's `count`, `next`, `previous`); containers are skipped. */
   readonly capture?: readonly string[];
   /** Largest item, or other top-level member value, in bytes (DEFAULT_MAX_VALUE_BYTES). */
   readonly maxValueBytes?: number;

@@ -3,14 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FlotillaError, silentLogger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
-import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamLimits } from './http.js';
+import type { UpstreamStreamError } from './classify.js';
+import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamHttpOptions, type UpstreamLimits } from './http.js';
 import { JsonValueTooLarge } from './json-items.js';
 import { LineSplitter } from './lines.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-/** grpc-gateway's line for one message of a server stream. */
+/** One message of a server stream, one JSON value per line. */
 const entry = (i: number, content = `line ${i}`): string => `${JSON.stringify({ result: { content, timeStampStr: `2025-01-01T00:00:${String(i % 60).padStart(2, '0')}Z`, last: false } })}\n`;
 
 /** Writes `parts` with backpressure until they end or the client hangs up; resolves with the parts written. */
@@ -66,11 +67,12 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => unkn
     res.write('{"result":');
     setImmediate(() => res.socket?.destroy());
   },
-  '/error-chunk': (_req, res) => stream(res, [entry(1), `${JSON.stringify({ error: { grpc_code: 7, http_code: 403, message: 'permission denied', http_status: 'Forbidden' } })}\n`]),
-  '/error-not-found': (_req, res) => stream(res, [`${JSON.stringify({ error: { grpc_code: 5, message: 'pods "x" not found' } })}\n`]),
+  // An upstream that reports errors in the stream itself, in a format only its client knows (see `failureLine`).
+  '/error-chunk': (_req, res) => stream(res, [entry(1), `${JSON.stringify({ failure: { status: 403, text: 'permission denied' } })}\n`]),
+  '/error-not-found': (_req, res) => stream(res, [`${JSON.stringify({ failure: { status: 404, text: 'pods "x" not found' } })}\n`]),
   '/error-first': (_req, res) => {
     res.writeHead(400, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ error: { grpc_code: 3, http_code: 400, message: 'max pods to view logs are reached. Please provide more granular query', http_status: 'Bad Request' } }));
+    res.end(JSON.stringify({ failure: { status: 400, text: 'max pods to view logs are reached. Please provide more granular query' } }));
   },
   '/empty': (_req, res) => stream(res, []),
   // Like Argo CD's managed-resources: identity first, then the states; the second item's states are 2 MiB.
@@ -108,10 +110,17 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-function client(limits: Partial<UpstreamLimits> = {}): { http: UpstreamHttp; metrics: FlotillaMetrics } {
+function client(limits: Partial<UpstreamLimits> = {}, errors: Pick<UpstreamHttpOptions, 'errorBody' | 'streamError'> = {}): { http: UpstreamHttp; metrics: FlotillaMetrics } {
   const metrics = createMetrics();
-  const http = new UpstreamHttp({ system: 'argocd', displayName: 'Argo CD', baseUrl, headers: {}, limits: { ...UPSTREAM_DEFAULTS, backoffMs: 1, ...limits }, metrics, logger: silentLogger(), circuit: false });
+  const http = new UpstreamHttp({ system: 'argocd', displayName: 'Argo CD', baseUrl, headers: {}, limits: { ...UPSTREAM_DEFAULTS, backoffMs: 1, ...limits }, metrics, logger: silentLogger(), circuit: false, ...errors });
   return { http, metrics };
+}
+
+/** A client's reading of its upstream's error lines: `{"failure": {status, text}}`. */
+function failureLine(line: unknown): UpstreamStreamError | undefined {
+  const failure = (line as { failure?: { status?: unknown; text?: unknown } } | null)?.failure;
+  if (typeof failure?.status !== 'number') return undefined;
+  return { status: failure.status, message: typeof failure.text === 'string' ? failure.text : undefined };
 }
 
 async function failure(promise: Promise<unknown>): Promise<FlotillaError> {
@@ -223,8 +232,8 @@ describe('UpstreamHttp.getLines: a stream read line by line, bounded', () => {
     expect(await outcomes(metrics)).toEqual({ bad_response: 4 });
   });
 
-  it("maps grpc-gateway's error chunks, mid-stream or first, like HTTP errors", async () => {
-    const { http } = client();
+  it("maps error lines, mid-stream or first, like HTTP errors, as the client's streamError reads them", async () => {
+    const { http } = client({}, { streamError: failureLine, errorBody: failureLine });
     const denied = await failure(lines(http, '/error-chunk'));
     expect(denied.code).toBe('upstream_auth');
     expect(denied.message).toMatch(/permission denied \(line 2 of the stream\)/);
@@ -233,6 +242,12 @@ describe('UpstreamHttp.getLines: a stream read line by line, bounded', () => {
     const rejected = await failure(lines(http, '/error-first'));
     expect(rejected.code).toBe('upstream_rejected');
     expect(rejected.message).toMatch(/max pods to view logs/);
+  });
+
+  it('without a streamError, an error line is just a line of the wrong shape', async () => {
+    const shape = await failure(lines(client().http, '/error-chunk'));
+    expect(shape.code).toBe('upstream_bad_response');
+    expect(shape.message).toMatch(/at line 2\.result/);
   });
 
   it('reads an empty stream as no lines', async () => {

@@ -1,9 +1,11 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { CONFIDENCE_THRESHOLD, createWorkflow, notApplied, questionParts, type AnswerCacheStore, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore, type TurnResult } from '@flotilla/agent-kit';
+import { createDomainWorkflow } from '@flotilla/agent-host';
+import { CONFIDENCE_THRESHOLD, notApplied, questionParts, type AnswerCacheStore, type CachedTurn, type CapabilityIndex, type AgentModel, type Classification, type MemoryStore, type TurnResult } from '@flotilla/agent-kit';
 import type { TokenCounter } from '@flotilla/tokens';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
+import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
 export const CACHEABLE_INTENTS: readonly ArgoIntent[] = ['list_applications', 'application_details', 'search', 'attention', 'list_projects', 'list_applicationsets', 'list_clusters', 'help'];
@@ -63,38 +65,37 @@ function combine(turns: readonly TurnResult<ArgoIntent>[]): TurnResult<ArgoInten
  */
 export function createArgoCdAgent(options: ArgoCdAgentOptions) {
   const classifier = createArgoCdClassifier({ now: options.now });
-  const workflow = createWorkflow({
-    model: options.model ?? rulesModel(classifier),
+  const workflow = createDomainWorkflow({
+    ...options,
+    classifier,
     domain: createArgoCdDomain({ hasTool: options.capabilities === undefined ? undefined : (name) => options.capabilities?.has(name) === true }),
-    callTool: mcpToolCaller(options.mcp),
-    counter: options.counter,
-    checkpointer: options.checkpointer,
-    capabilities: options.capabilities,
-    budgetFactor: options.budgetFactor,
-    answerCache: options.answerCache === undefined ? undefined : { cache: options.answerCache, cacheableIntents: CACHEABLE_INTENTS },
-    memoryStore: options.memoryStore,
+    cacheableIntents: CACHEABLE_INTENTS,
+    outputSchemas: ARGOCD_OUTPUT_SCHEMAS,
   });
   return {
     graph: workflow.graph,
-    async ask(question: string, contextId: string, signal?: AbortSignal): Promise<TurnResult<ArgoIntent>> {
+    /** `classification`: the whole question's, when the caller made it (hybrid mode's router): not made again. */
+    async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<ArgoIntent>): Promise<TurnResult<ArgoIntent>> {
       const parts = questionParts(question);
-      // Split only where every part is a question the rules read with confidence; else the question is one.
-      const confident = parts.every((part) => {
-        const c = classifier.classify(part);
-        return c.intent !== 'unknown' && c.confidence >= CONFIDENCE_THRESHOLD;
-      });
-      if (parts.length < 2 || !confident) return workflow.ask(question, contextId, signal);
+      if (parts.length < 2) return workflow.ask(question, contextId, signal, classification);
+      // Split only where every part is a question the rules read with confidence; else the question is one. Each
+      // part is classified once, here.
+      const classified = parts.map((part) => classifier.classify(part));
+      const confident = classified.every((c) => c.intent !== 'unknown' && c.confidence >= CONFIDENCE_THRESHOLD);
+      if (!confident) return workflow.ask(question, contextId, signal, classification);
       const turns: TurnResult<ArgoIntent>[] = [];
-      for (const part of parts) {
+      for (const [k, part] of parts.entries()) {
         const previous = turns[turns.length - 1];
-        const c = classifier.classify(part);
+        const c = classified[k];
+        if (c === undefined) break;
         const continues =
           previous !== undefined &&
           LIST_INTENTS.includes(previous.intent) &&
           c.intent === 'list_applications' &&
           !OWN_SUBJECT.test(part.toLowerCase()) &&
           !SCOPE_ENTITIES.some((name) => c.entities[name] !== undefined);
-        turns.push(await workflow.ask(continues ? `of those, ${part}` : part, contextId, signal));
+        // A continued part is asked as another question ("of those, …"): classified by the workflow.
+        turns.push(await workflow.ask(continues ? `of those, ${part}` : part, contextId, signal, continues ? undefined : c));
       }
       return combine(turns);
     },

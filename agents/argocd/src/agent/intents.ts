@@ -1,4 +1,5 @@
 import { createRulesClassifier, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
+import { GENERIC_PATTERNS, helpRule } from '@flotilla/agent-host';
 
 /** What the Argo CD agent can be asked. */
 export const ARGOCD_INTENTS = [
@@ -535,7 +536,7 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
     intent: 'next_page',
     complexity: 'simple',
     patterns: [
-      { pattern: /^(next|more|continue|keep going|go on|previous|prev|back)\b/, weight: 0.95 },
+      ...GENERIC_PATTERNS.nextPage,
       { pattern: /^(show |give me )?(the )?(next|more|previous)( page| ones| results| \d+)?[.!?]?$/, weight: 0.95 },
       { pattern: /^(show |go to )?page \d+/, weight: 0.95 },
       { pattern: /^(list|show|give me) (them|those|these)( all)?[.!?]?$|^(show |go to )?(the )?first page[.!?]?$/, weight: 0.95 },
@@ -545,21 +546,12 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
     intent: 'refine',
     complexity: 'simple',
     patterns: [
-      { pattern: /^(only|just) (the |those |ones )?/, weight: 0.9 },
-      { pattern: /^(filter|narrow)( (it|that|them|those))? (to|by|on|down)\b/, weight: 0.9 },
-      { pattern: /^(and|now) (only|just)\b/, weight: 0.9 },
+      ...GENERIC_PATTERNS.refine,
       // Higher than any list pattern: "of those, which are unhealthy?" narrows the list before it.
       { pattern: /^(of|among|from) (those|these|them)\b/, weight: 0.99 },
     ],
   },
-  {
-    intent: 'help',
-    complexity: 'simple',
-    patterns: [
-      { pattern: /^(help|\?)$/, weight: 0.95 },
-      { pattern: /what can you (do|tell)|how (do|can) i (use|ask)|what do you (know|support)/, weight: 0.92 },
-    ],
-  },
+  helpRule('help'),
   {
     intent: 'attention',
     complexity: 'complex',

@@ -4,7 +4,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { textRequest } from '@flotilla/agent-kit';
 import { startArgoCdSimulator, startFakeOpenAi, type RunningSimulator } from '@flotilla/simulators';
-import { NO_REDIS_SERVER, redisServerBinary, startRedisServer, type LocalRedisServer } from '@flotilla/state';
+import { NO_REDIS_SERVER, redisServerBinary, startRedisServer, type LocalRedisServer } from '@flotilla/state/testing';
 import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent, type RunningAgent } from './start.js';
 
 /** Two replicas of the Argo CD agent, one Redis (--redis-url): the conversation continues on either. */

@@ -4,13 +4,16 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { METRIC } from '@flotilla/metrics';
 import { textRequest } from '@flotilla/agent-kit';
-import { startFakeOpenAi } from '@flotilla/simulators';
-import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent } from './start.js';
+import { startArgoCdSimulator, startFakeOpenAi } from '@flotilla/simulators';
+import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent, type ArgoCdAgentStartOptions } from './start.js';
+
+/** --local as the CLI runs it: the simulator comes from the caller (agents never load simulators themselves). */
+const LOCAL: ArgoCdAgentStartOptions = { simulator: ({ token, now }) => startArgoCdSimulator({ token, estate: { epoch: now() } }) };
 
 describe('flotilla agent argocd --local', () => {
   it('serves the card, answers, counts the turn by path and outcome, and closes cleanly', async () => {
     const config = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', local: 'true', 'log-level': 'silent' }, {}, 'test');
-    const agent = await startArgoCdAgent(config, silentLogger());
+    const agent = await startArgoCdAgent(config, silentLogger(), LOCAL);
     try {
       const client = await new ClientFactory().createFromUrl(agent.url);
       const reply = await client.sendMessage(textRequest('which clusters do we have?', randomUUID()));
@@ -33,7 +36,7 @@ describe('flotilla agent argocd --local', () => {
     const llm = await startFakeOpenAi({ apiKey: 'sk-start-test' });
     const env = { FLOTILLA_MODE: 'llm', FLOTILLA_LLM_PROVIDER: 'openai', FLOTILLA_LLM_BASE_URL: llm.baseUrl, FLOTILLA_LLM_API_KEY: 'sk-start-test', MAX_CONTEXT_TOKENS: '16000' };
     const config = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', local: 'true', 'log-level': 'silent' }, env, 'test');
-    const agent = await startArgoCdAgent(config, silentLogger());
+    const agent = await startArgoCdAgent(config, silentLogger(), LOCAL);
     try {
       const client = await new ClientFactory().createFromUrl(agent.url);
       const reply = JSON.stringify(await client.sendMessage(textRequest('list the clusters', randomUUID())));
@@ -53,14 +56,21 @@ describe('flotilla agent argocd --local', () => {
 
   it('refuses to start in LLM mode without a key, naming the setting', async () => {
     const config = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', local: 'true', 'llm-provider': 'anthropic' }, {}, 'test');
-    await expect(startArgoCdAgent(config, silentLogger())).rejects.toThrow(/--llm-api-key/);
+    await expect(startArgoCdAgent(config, silentLogger(), LOCAL)).rejects.toThrow(/--llm-api-key/);
+  });
+});
+
+describe('flotilla agent argocd --local without a simulator', () => {
+  it('is refused, naming the CLI and the upstream settings, when the caller brings no simulator', async () => {
+    const config = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', local: 'true', 'log-level': 'silent' }, {}, 'test');
+    await expect(startArgoCdAgent(config, silentLogger())).rejects.toThrow(/--local needs the Argo CD simulator/);
   });
 });
 
 describe('flotilla agent argocd --mode', () => {
   it('refuses a model mode without a model, naming the settings', async () => {
     const config = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', local: 'true', mode: 'hybrid' }, {}, 'test');
-    await expect(startArgoCdAgent(config, silentLogger())).rejects.toThrow(/--mode hybrid needs a model: set --llm-provider/);
+    await expect(startArgoCdAgent(config, silentLogger(), LOCAL)).rejects.toThrow(/--mode hybrid needs a model: set --llm-provider/);
     expect(() => parseSettings(ARGOCD_AGENT_SETTINGS, { mode: 'fast' }, {}, 'test')).toThrow(/--mode \/ FLOTILLA_MODE: must be one of rules, llm, hybrid/);
   });
 });

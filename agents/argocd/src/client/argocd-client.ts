@@ -1,6 +1,7 @@
 import { FlotillaError, isFlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { UpstreamHttp, type CircuitOptions, type LineVerdict, type UpstreamItems, type UpstreamLimits, type UpstreamLines } from '@flotilla/upstream';
+import { grpcGatewayError, grpcStreamError } from './errors.js';
 import { Application, ApplicationListItem, ApplicationSet, Cluster, Project } from './schemas.js';
 import { KubeEvent, logLineSchema, ManagedResourceItem, ResourceActions, ResourceManifest, ResourceNode, type LogLine, type ManagedResource } from './resources.js';
 
@@ -78,6 +79,8 @@ export class ArgoCdClient {
       limits: options.limits,
       metrics: options.metrics,
       logger: options.logger,
+      errorBody: grpcGatewayError,
+      streamError: grpcStreamError,
       ...(options.circuit === undefined ? {} : { circuit: options.circuit }),
     });
   }

@@ -3,6 +3,7 @@ import { computeCounts, type BoundedTools, type JsonObject } from '@flotilla/bou
 import type { ArgoCdClient } from '../client/argocd-client.js';
 import type { Application } from '../client/schemas.js';
 import type { ClusterDirectory, ClusterNames } from './clusters.js';
+import { APPLICATION_ITEM, APPLICATION_OUTPUT } from './outputs.js';
 import {
   applicationRow,
   compact,
@@ -226,6 +227,7 @@ export function registerApplicationTools(kit: BoundedTools, client: ArgoCdClient
     // Argo CD has no server-side paging: later pages come from the list the first call fetched.
     snapshot: true,
     filters: ApplicationFilters,
+    item: APPLICATION_ITEM,
     load: async (filters, ctx) => {
       const projects = filters.project === undefined ? undefined : typeof filters.project === 'string' ? [filters.project] : filters.project;
       const [apps, clusters] = await Promise.all([
@@ -259,6 +261,7 @@ export function registerApplicationTools(kit: BoundedTools, client: ArgoCdClient
       'One application by exact name. Returns a summary by default; ask for sections (source, destination, sync_policy, resources, history, ' +
       'conditions, operation, helm_values) for details. Raw Helm values only with helm_values.',
     input: GetApplicationInput,
+    output: APPLICATION_OUTPUT,
     run: async (args, ctx) => {
       const [app, clusters] = await Promise.all([client.getApplication(args.name, ctx.signal), directory.names(ctx.signal)]);
       const sections = [...new Set(args.sections)];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { BoundedTools } from '@flotilla/bounded-tools';
 import type { ArgoCdClient } from '../client/argocd-client.js';
+import { APPLICATIONSET_ITEM, CLUSTER_ITEM, PROJECT_ITEM } from './outputs.js';
 import { applicationSetProject, applicationSetRow, clusterRow, connectionOf, projectRow, text, texts } from './views.js';
 
 const nameContains = z
@@ -9,6 +10,17 @@ const nameContains = z
   .max(256, 'name_contains must be at most 256 characters')
   .optional()
   .describe('Case-insensitive part of the name.');
+
+const ProjectFilters = z.strictObject({ name_contains: nameContains });
+const ApplicationSetFilters = z.strictObject({
+  project: z.string().min(1).max(253).optional().describe('Project of the generated applications.'),
+  selector: z.string().min(1).max(256).optional().describe('Kubernetes label selector on the ApplicationSet.'),
+  name_contains: nameContains,
+});
+const ClusterFilters = z.strictObject({
+  name_contains: nameContains,
+  connection_status: z.enum(['Successful', 'Failed', 'Unknown'], { message: 'connection_status must be Successful, Failed or Unknown' }).optional(),
+});
 
 const contains = (value: string, part: string | undefined): boolean => part === undefined || value.toLowerCase().includes(part.toLowerCase());
 
@@ -20,7 +32,8 @@ export function registerCatalogTools(kit: BoundedTools, client: ArgoCdClient): v
     itemKind: 'projects',
     // Argo CD has no server-side paging: later pages come from the list the first call fetched.
     snapshot: true,
-    filters: z.strictObject({ name_contains: nameContains }),
+    filters: ProjectFilters,
+    item: PROJECT_ITEM,
     load: async (filters, ctx) => (await client.listProjects(ctx.signal)).filter((p) => contains(p.metadata.name, filters.name_contains)).map(projectRow),
   });
 
@@ -31,11 +44,8 @@ export function registerCatalogTools(kit: BoundedTools, client: ArgoCdClient): v
     itemKind: 'applicationsets',
     // Argo CD has no server-side paging: later pages come from the list the first call fetched.
     snapshot: true,
-    filters: z.strictObject({
-      project: z.string().min(1).max(253).optional().describe('Project of the generated applications.'),
-      selector: z.string().min(1).max(256).optional().describe('Kubernetes label selector on the ApplicationSet.'),
-      name_contains: nameContains,
-    }),
+    filters: ApplicationSetFilters,
+    item: APPLICATIONSET_ITEM,
     load: async (filters, ctx) => {
       const sets = await client.listApplicationSets({ selector: filters.selector }, ctx.signal);
       return sets
@@ -54,10 +64,8 @@ export function registerCatalogTools(kit: BoundedTools, client: ArgoCdClient): v
     title: 'List Argo CD clusters',
     description: 'List the clusters Argo CD deploys to: name, API server, Kubernetes version, connection status and application count.',
     itemKind: 'clusters',
-    filters: z.strictObject({
-      name_contains: nameContains,
-      connection_status: z.enum(['Successful', 'Failed', 'Unknown'], { message: 'connection_status must be Successful, Failed or Unknown' }).optional(),
-    }),
+    filters: ClusterFilters,
+    item: CLUSTER_ITEM,
     load: async (filters, ctx) =>
       (await client.listClusters(ctx.signal))
         .filter((c) => contains(c.name ?? c.server, filters.name_contains))

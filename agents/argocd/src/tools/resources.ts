@@ -4,6 +4,7 @@ import type { BoundedTools, JsonObject, JsonValue } from '@flotilla/bounded-tool
 import type { LineVerdict } from '@flotilla/upstream';
 import type { ArgoCdClient, LogQuery, ResourceRef } from '../client/argocd-client.js';
 import type { KubeEvent, LogLine, ManagedResource, ResourceNode } from '../client/resources.js';
+import { EVENT_ITEM, LOG_LINE_ITEM, MANAGED_ITEM, RESOURCE_ACTIONS_OUTPUT, RESOURCE_OUTPUT, TREE_ITEM } from './outputs.js';
 import { compact, text } from './views.js';
 
 const KiB = 1024;
@@ -523,6 +524,72 @@ function projectManifest(manifest: Manifest, fields: readonly string[] | undefin
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// The tools' arguments: module constants, built once per process (a server per request must not rebuild them)
+
+const TreeFilters = z.strictObject({
+  name: name('name').describe('Exact application name.'),
+  kind: name('kind').optional().describe('Only resources of this kind (e.g. "Pod"; case-insensitive).'),
+  health_status: z
+    .enum(RESOURCE_HEALTH, { message: `health_status must be one of ${RESOURCE_HEALTH.join(', ')}` })
+    .optional()
+    .describe('Only resources in this health status.'),
+  namespace: name('namespace').optional().describe('Only resources in this namespace.'),
+});
+
+const ManagedFilters = z.strictObject({
+  name: name('name').describe('Exact application name.'),
+  kind: name('kind').optional().describe('Only this kind (exact, e.g. "Deployment").'),
+  resource_name: name('resource_name').optional().describe('Only resources with this name.'),
+  namespace: name('namespace').optional().describe('Only resources in this namespace.'),
+  out_of_sync_only: z.boolean({ message: 'out_of_sync_only must be true or false' }).default(false).describe('Only resources that differ from git (default false).'),
+});
+
+const typeFilter = z
+  .enum(EVENT_TYPES, { message: `type must be one of ${EVENT_TYPES.join(', ')}` })
+  .optional()
+  .describe('Only Warning or Normal events.');
+
+const ApplicationEventFilters = z.strictObject({ name: name('name').describe('Exact application name.'), type: typeFilter });
+
+const ResourceEventFilters = z.strictObject({
+  name: name('name').describe('Exact application name.'),
+  resource_kind: name('resource_kind').describe('Kind of the resource, e.g. "Pod".'),
+  resource_name: name('resource_name').describe('Name of the resource.'),
+  resource_namespace: name('resource_namespace').optional().describe('Its namespace (needed when the name is in several).'),
+  resource_uid: name('resource_uid').optional().describe('Its uid (get_resource_tree does not show it; looked up when not given).'),
+  type: typeFilter,
+});
+
+const groupArgument = z
+  .string()
+  .max(L.nameMaxLength, `group must be at most ${L.nameMaxLength} characters`)
+  .optional()
+  .describe('API group ("apps"; "" for core kinds); looked up when not given.');
+
+const GetResourceInput = z.strictObject({
+  name: name('name').describe('Exact application name.'),
+  kind: name('kind').describe('Kind of the object, e.g. "Deployment".'),
+  resource_name: name('resource_name').describe('Name of the object.'),
+  namespace: name('namespace').optional().describe('Its namespace (looked up in the resource tree when not given).'),
+  group: groupArgument,
+  version: name('version').optional().describe('API version (e.g. "v1"); Argo CD\'s when not given.'),
+  fields: z
+    .array(z.string().min(1, fieldMessage).max(L.fieldPathMaxLength, fieldMessage).regex(FIELD_PATH, fieldMessage), { message: fieldMessage })
+    .min(1, fieldMessage)
+    .max(L.fieldsMax, fieldMessage)
+    .optional()
+    .describe(`Up to ${L.fieldsMax} dotted paths to return exactly, e.g. ["spec.replicas", "status.conditions"].`),
+});
+
+const ResourceActionsInput = z.strictObject({
+  name: name('name').describe('Exact application name.'),
+  kind: name('kind').describe('Kind of the resource, e.g. "Deployment".'),
+  resource_name: name('resource_name').describe('Name of the resource.'),
+  namespace: name('namespace').optional().describe('Its namespace (looked up in the resource tree when not given).'),
+  group: groupArgument,
+});
+
+// ---------------------------------------------------------------------------------------------------------------
 
 /** The read tools over one application's resources: tree, live vs desired, events, logs, one object, its actions. */
 export function registerResourceTools(kit: BoundedTools, client: ArgoCdClient): void {
@@ -534,15 +601,8 @@ export function registerResourceTools(kit: BoundedTools, client: ArgoCdClient): 
     itemKind: 'resources',
     // Argo CD has no server-side paging: later pages come from the tree the first call fetched.
     snapshot: true,
-    filters: z.strictObject({
-      name: name('name').describe('Exact application name.'),
-      kind: name('kind').optional().describe('Only resources of this kind (e.g. "Pod"; case-insensitive).'),
-      health_status: z
-        .enum(RESOURCE_HEALTH, { message: `health_status must be one of ${RESOURCE_HEALTH.join(', ')}` })
-        .optional()
-        .describe('Only resources in this health status.'),
-      namespace: name('namespace').optional().describe('Only resources in this namespace.'),
-    }),
+    filters: TreeFilters,
+    item: TREE_ITEM,
     load: async (f, ctx) => {
       const nodes = await client.getResourceTree(f.name, ctx.signal);
       const kind = f.kind?.toLowerCase();
@@ -566,13 +626,8 @@ export function registerResourceTools(kit: BoundedTools, client: ArgoCdClient): 
       'object has (defaults the cluster fills in) and status are not differences here.',
     itemKind: 'managed resources',
     snapshot: true,
-    filters: z.strictObject({
-      name: name('name').describe('Exact application name.'),
-      kind: name('kind').optional().describe('Only this kind (exact, e.g. "Deployment").'),
-      resource_name: name('resource_name').optional().describe('Only resources with this name.'),
-      namespace: name('namespace').optional().describe('Only resources in this namespace.'),
-      out_of_sync_only: z.boolean({ message: 'out_of_sync_only must be true or false' }).default(false).describe('Only resources that differ from git (default false).'),
-    }),
+    filters: ManagedFilters,
+    item: MANAGED_ITEM,
     load: async (f, ctx) => {
       const read = await client.getManagedResources(f.name, { kind: f.kind, name: f.resource_name, namespace: f.namespace }, ctx.signal);
       const matches = (r: { kind?: string | undefined; name?: string | undefined; namespace?: string | undefined }): boolean =>
@@ -598,18 +653,14 @@ export function registerResourceTools(kit: BoundedTools, client: ArgoCdClient): 
     counts: { by_sync: (row) => text(row.sync), by_kind: (row) => text(row.kind) },
   });
 
-  const typeFilter = z
-    .enum(EVENT_TYPES, { message: `type must be one of ${EVENT_TYPES.join(', ')}` })
-    .optional()
-    .describe('Only Warning or Normal events.');
-
   kit.registerList({
     name: 'get_application_events',
     title: 'Events of an Argo CD application',
     description: 'Kubernetes events of the Application object itself (syncs started and finished, health changes, operation errors), newest first: type, reason, message, count, first and last seen.',
     itemKind: 'events',
     snapshot: true,
-    filters: z.strictObject({ name: name('name').describe('Exact application name.'), type: typeFilter }),
+    filters: ApplicationEventFilters,
+    item: EVENT_ITEM,
     load: async (f, ctx) => eventRows(await client.listEvents(f.name, undefined, ctx.signal), f.type),
     counts: EVENT_COUNTS,
   });
@@ -622,14 +673,8 @@ export function registerResourceTools(kit: BoundedTools, client: ArgoCdClient): 
       "application's resource tree (its uid too, when not given).",
     itemKind: 'events',
     snapshot: true,
-    filters: z.strictObject({
-      name: name('name').describe('Exact application name.'),
-      resource_kind: name('resource_kind').describe('Kind of the resource, e.g. "Pod".'),
-      resource_name: name('resource_name').describe('Name of the resource.'),
-      resource_namespace: name('resource_namespace').optional().describe('Its namespace (needed when the name is in several).'),
-      resource_uid: name('resource_uid').optional().describe('Its uid (get_resource_tree does not show it; looked up when not given).'),
-      type: typeFilter,
-    }),
+    filters: ResourceEventFilters,
+    item: EVENT_ITEM,
     load: async (f, ctx) => {
       let resource = { name: f.resource_name, namespace: f.resource_namespace ?? '', uid: f.resource_uid ?? '' };
       if (f.resource_uid === undefined || f.resource_namespace === undefined) {
@@ -657,6 +702,7 @@ export function registerResourceTools(kit: BoundedTools, client: ArgoCdClient): 
     itemKind: 'log lines',
     snapshot: true,
     filters: LogsFilters,
+    item: LOG_LINE_ITEM,
     load: async (f, ctx) => loadLogs(client, f, ctx.signal),
     counts: { by_pod: (row) => text(row.pod), by_level: (row) => levelOf(text(row.line) ?? '') },
   });
@@ -667,20 +713,8 @@ export function registerResourceTools(kit: BoundedTools, client: ArgoCdClient): 
     description:
       'One live object of an application as Argo CD reads it from the cluster (Secret values masked by Argo CD): by default its metadata (name, namespace, labels, ' +
       'owners), images, and a summary of spec and status (deeper levels as key counts; never managedFields). With fields, exactly those dotted paths.',
-    input: z.strictObject({
-      name: name('name').describe('Exact application name.'),
-      kind: name('kind').describe('Kind of the object, e.g. "Deployment".'),
-      resource_name: name('resource_name').describe('Name of the object.'),
-      namespace: name('namespace').optional().describe('Its namespace (looked up in the resource tree when not given).'),
-      group: z.string().max(L.nameMaxLength, `group must be at most ${L.nameMaxLength} characters`).optional().describe('API group ("apps"; "" for core kinds); looked up when not given.'),
-      version: name('version').optional().describe('API version (e.g. "v1"); Argo CD\'s when not given.'),
-      fields: z
-        .array(z.string().min(1, fieldMessage).max(L.fieldPathMaxLength, fieldMessage).regex(FIELD_PATH, fieldMessage), { message: fieldMessage })
-        .min(1, fieldMessage)
-        .max(L.fieldsMax, fieldMessage)
-        .optional()
-        .describe(`Up to ${L.fieldsMax} dotted paths to return exactly, e.g. ["spec.replicas", "status.conditions"].`),
-    }),
+    input: GetResourceInput,
+    output: RESOURCE_OUTPUT,
     run: async (args, ctx) => {
       const ref = await resolveRef(client, args.name, { kind: args.kind, name: args.resource_name, namespace: args.namespace, group: args.group, version: args.version }, ctx.signal);
       const text = await client.getResource(args.name, ref, ctx.signal);
@@ -709,13 +743,8 @@ export function registerResourceTools(kit: BoundedTools, client: ArgoCdClient): 
     description:
       'The resource actions Argo CD offers for one resource of an application (restart, resume, retry...) and whether each is disabled. ' +
       'Listed only: Flotilla is read-only and never runs them.',
-    input: z.strictObject({
-      name: name('name').describe('Exact application name.'),
-      kind: name('kind').describe('Kind of the resource, e.g. "Deployment".'),
-      resource_name: name('resource_name').describe('Name of the resource.'),
-      namespace: name('namespace').optional().describe('Its namespace (looked up in the resource tree when not given).'),
-      group: z.string().max(L.nameMaxLength, `group must be at most ${L.nameMaxLength} characters`).optional().describe('API group ("apps"; "" for core kinds); looked up when not given.'),
-    }),
+    input: ResourceActionsInput,
+    output: RESOURCE_ACTIONS_OUTPUT,
     run: async (args, ctx) => {
       const ref = await resolveRef(client, args.name, { kind: args.kind, name: args.resource_name, namespace: args.namespace, group: args.group }, ctx.signal);
       const actions = await client.listResourceActions(args.name, ref, ctx.signal);

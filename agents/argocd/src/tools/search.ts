@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { compileMatcher, SEARCH_SHAPE, searchItems, type BoundedTools, type JsonObject, type SearchFields } from '@flotilla/bounded-tools';
+import { compileMatcher, LIMITS, SEARCH_SHAPE, searchItems, type BoundedTools, type JsonObject, type SearchFields } from '@flotilla/bounded-tools';
 import type { ArgoCdClient } from '../client/argocd-client.js';
 import { clusterNames, type ClusterDirectory, type ClusterNames } from './clusters.js';
 import type { Application, ApplicationSet, Cluster, Project } from '../client/schemas.js';
@@ -15,9 +15,20 @@ import {
   text,
   texts,
 } from './views.js';
+import { SEARCH_MATCH_ITEM } from './outputs.js';
 
 export const RESOURCE_TYPES = ['application', 'project', 'applicationset', 'cluster'] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+const SearchFilters = z.strictObject({
+  ...SEARCH_SHAPE,
+  resource_types: z
+    .array(z.enum(RESOURCE_TYPES, { message: `resource_types must be among ${RESOURCE_TYPES.join(', ')}` }))
+    .min(1)
+    .max(RESOURCE_TYPES.length)
+    .optional()
+    .describe('Limit the search to these types (default: all four).'),
+});
 
 type Found =
   | { readonly type: 'application'; readonly value: Application }
@@ -101,19 +112,12 @@ export function registerSearchTool(kit: BoundedTools, client: ArgoCdClient, dire
     description:
       'Search applications, projects, application sets and clusters by name, labels, annotations, repositories and destinations. ' +
       'Use this FIRST for any question that names something ("payments", "team=core", a repo). Substring by default, regex with mode "regex". ' +
-      'Stops at 1000 matches and says so.',
+      `Stops at ${LIMITS.searchMatchCap} matches and says so.`,
     itemKind: 'matches',
     // Argo CD has no server-side paging: later pages come from the list the first call fetched.
     snapshot: true,
-    filters: z.strictObject({
-      ...SEARCH_SHAPE,
-      resource_types: z
-        .array(z.enum(RESOURCE_TYPES, { message: `resource_types must be among ${RESOURCE_TYPES.join(', ')}` }))
-        .min(1)
-        .max(RESOURCE_TYPES.length)
-        .optional()
-        .describe('Limit the search to these types (default: all four).'),
-    }),
+    filters: SearchFilters,
+    item: SEARCH_MATCH_ITEM,
     load: async (args, ctx) => {
       const types = new Set<ResourceType>(args.resource_types ?? RESOURCE_TYPES);
       const none = Promise.resolve([]);

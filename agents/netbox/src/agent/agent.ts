@@ -1,11 +1,12 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { createWorkflow, type AnswerCacheStore, type CachedTurn, type CapabilityIndex, mcpToolCaller, rulesModel, type AgentModel, type MemoryStore } from '@flotilla/agent-kit';
+import { createDomainWorkflow } from '@flotilla/agent-host';
+import type { AnswerCacheStore, CachedTurn, CapabilityIndex, AgentModel, MemoryStore } from '@flotilla/agent-kit';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import type { TokenCounter } from '@flotilla/tokens';
 import { createNetBoxDomain } from './domain.js';
 import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
-
+import { NETBOX_OUTPUT_SCHEMAS } from '../tools/tools.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
 export const CACHEABLE_INTENTS: readonly NetBoxIntent[] = ['list_sites', 'list_devices', 'device_details', 'site_interfaces', 'device_interfaces', 'list_cables', 'list_vlans', 'list_prefixes', 'prefix_free', 'prefix_used', 'search', 'help'];
@@ -23,9 +24,11 @@ export interface NetBoxAgentOptions {
   /** Reuses answers to the same standalone question for 5 minutes (never continuations, never "refresh"/"now"). */
   readonly answerCache?: AnswerCacheStore<CachedTurn<NetBoxIntent, ProgressiveSession>> | undefined;
   /** Progressive sessions kept here too (files: a restarted agent continues "next batch"). */
-  readonly sessions?: SessionStore;
+  readonly sessions?: SessionStore | undefined;
+  /** The conversations' progressive sessions as a memory store, when `sessions` is not given (the host's). */
+  readonly memoryStore?: MemoryStore<ProgressiveSession> | undefined;
   /** The shared rate limiter's state, when the tools run in this process. */
-  readonly rate?: () => RateState | undefined;
+  readonly rate?: (() => RateState | undefined) | undefined;
 }
 
 /** A session store as the workflow's memory store: the conversation's progressive session is its memory. */
@@ -38,15 +41,12 @@ export function sessionMemory(sessions: SessionStore): MemoryStore<ProgressiveSe
 
 /** The NetBox agent: the kit's workflow with the NetBox intents, limitation handling and presentation rules. */
 export function createNetBoxAgent(options: NetBoxAgentOptions) {
-  return createWorkflow({
-    model: options.model ?? rulesModel(createNetBoxClassifier()),
+  return createDomainWorkflow({
+    ...options,
+    classifier: createNetBoxClassifier(),
     domain: createNetBoxDomain({ rate: options.rate }),
-    callTool: mcpToolCaller(options.mcp),
-    counter: options.counter,
-    checkpointer: options.checkpointer,
-    capabilities: options.capabilities,
-    budgetFactor: options.budgetFactor,
-    answerCache: options.answerCache === undefined ? undefined : { cache: options.answerCache, cacheableIntents: CACHEABLE_INTENTS },
-    memoryStore: options.sessions === undefined ? undefined : sessionMemory(options.sessions),
+    cacheableIntents: CACHEABLE_INTENTS,
+    outputSchemas: NETBOX_OUTPUT_SCHEMAS,
+    memoryStore: options.sessions === undefined ? options.memoryStore : sessionMemory(options.sessions),
   });
 }

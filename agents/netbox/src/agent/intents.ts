@@ -1,4 +1,5 @@
 import { createRulesClassifier, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
+import { GENERIC_PATTERNS, helpRule } from '@flotilla/agent-host';
 
 /** What the NetBox agent can be asked. */
 export const NETBOX_INTENTS = [
@@ -186,7 +187,7 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
     intent: 'next_page',
     complexity: 'simple',
     patterns: [
-      { pattern: /^(next|more|continue|keep going|go on|previous|prev|back)\b/, weight: 0.95 },
+      ...GENERIC_PATTERNS.nextPage,
       { pattern: /^(show |give me )?(the )?(next|more|previous)( page| batch| ones| results| \d+)?[.!?]?$/, weight: 0.95 },
       { pattern: /^(show |go to )?(page|batch) \d+/, weight: 0.95 },
     ],
@@ -204,23 +205,14 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
     intent: 'refine',
     complexity: 'simple',
     patterns: [
-      { pattern: /^(only|just) (the |those |ones )?/, weight: 0.9 },
-      { pattern: /^(filter|narrow)( (it|that|them|those))? (to|by|on|down)\b/, weight: 0.9 },
-      { pattern: /^(and|now) (only|just)\b/, weight: 0.9 },
+      ...GENERIC_PATTERNS.refine,
       { pattern: /^(get|show|give me|read|fetch) (me )?(all|every(thing)?)( of)?( them| it| the devices)?[.!]?$|^all of them\b|\bfull analysis\b/, weight: 0.9 },
       { pattern: /^(just )?(a |take a )?(quick look|sample)( please| instead)?[.!]?$/, weight: 0.92 },
       { pattern: /^(try|ask|do it|read it) again\b|^retry\b/, weight: 0.92 },
     ],
     unless: [/\bquick look (at|of|on)\b/],
   },
-  {
-    intent: 'help',
-    complexity: 'simple',
-    patterns: [
-      { pattern: /^(help|\?)$/, weight: 0.95 },
-      { pattern: /what can you (do|tell)|how (do|can) i (use|ask)|what do you (know|support)/, weight: 0.92 },
-    ],
-  },
+  helpRule('help'),
   {
     intent: 'prefix_free',
     complexity: 'simple',

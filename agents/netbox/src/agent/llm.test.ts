@@ -4,7 +4,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { textRequest } from '@flotilla/agent-kit';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { METRIC } from '@flotilla/metrics';
-import { startFakeAnthropic } from '@flotilla/simulators';
+import { startFakeAnthropic, startNetBoxSimulator } from '@flotilla/simulators';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent } from './start.js';
 
 type AnthropicBody = { system?: unknown; tools?: { name: string }[]; messages: { role: string; content: unknown }[] };
@@ -14,7 +14,7 @@ describe('flotilla agent netbox --local in LLM mode (Anthropic)', () => {
     const llm = await startFakeAnthropic({ apiKey: 'sk-ant-netbox-test' });
     const env = { FLOTILLA_MODE: 'llm', FLOTILLA_LLM_PROVIDER: 'anthropic', FLOTILLA_LLM_BASE_URL: llm.baseUrl, FLOTILLA_LLM_API_KEY: 'sk-ant-netbox-test' };
     const config = parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', local: 'true', 'log-level': 'silent' }, env, 'test');
-    const agent = await startNetBoxAgent(config, silentLogger());
+    const agent = await startNetBoxAgent(config, silentLogger(), { simulator: ({ token }) => startNetBoxSimulator({ token }) });
     try {
       const client = await new ClientFactory().createFromUrl(agent.url);
       const reply = JSON.stringify(await client.sendMessage(textRequest('which vlans are there?', randomUUID())));

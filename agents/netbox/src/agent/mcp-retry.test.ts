@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory } from '@a2a-js/sdk/client';
+import { freePort, readyz } from '@flotilla/agent-host/testing';
 import { textRequest } from '@flotilla/agent-kit';
 import type { RunningMcpServer } from '@flotilla/bounded-tools';
 import { parseSettings, silentLogger } from '@flotilla/core';
@@ -23,25 +22,6 @@ afterAll(async () => {
 });
 
 /** A port nothing listens on yet: the kernel's pick, released at once. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** /readyz until it answers `status`, for at most `ms` (a bound on the wait, not a sleep). */
-async function readyz(url: string, status: number, ms = 20_000): Promise<{ status: string; reason?: string }> {
-  const until = performance.now() + ms;
-  for (;;) {
-    const res = await fetch(`${url}/readyz`);
-    const body = (await res.json()) as { status: string; reason?: string };
-    if (res.status === status) return body;
-    if (performance.now() > until) throw new Error(`/readyz still answers ${res.status}: ${JSON.stringify(body)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('NetBox agent whose MCP server is not up yet', () => {
   it('serves at once, not ready, answers that its tools are not connected, and answers once the server is up', async () => {

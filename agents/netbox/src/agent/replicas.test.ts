@@ -4,7 +4,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { isFlotillaError, parseSettings, silentLogger } from '@flotilla/core';
 import { generateNetBoxEstate, startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
 import { textRequest } from '@flotilla/agent-kit';
-import { NO_REDIS_SERVER, redisServerBinary, startRedisServer, type LocalRedisServer } from '@flotilla/state';
+import { NO_REDIS_SERVER, redisServerBinary, startRedisServer, type LocalRedisServer } from '@flotilla/state/testing';
 import type { RunningMcpServer } from '@flotilla/bounded-tools';
 import { NETBOX_MCP_SETTINGS } from '../config.js';
 import { startNetBoxMcpServer } from '../server.js';

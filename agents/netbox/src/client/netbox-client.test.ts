@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, FlotillaError, parseSettings, silentLogger, type Logger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
+import { RATE_LIMIT_DEFAULTS, UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 import { NETBOX_UPSTREAM_SETTINGS } from '../config.js';
 import { netBoxClientFrom } from '../server.js';
 import { NETBOX_DEFAULTS, NetBoxClient } from './netbox-client.js';
@@ -51,6 +52,12 @@ beforeAll(async () => {
     else if (path === '/api/dcim/devices/') {
       const results = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `dev${i + 1}`, ...(i === 12 ? { comments: 'c'.repeat(2 * MiB) } : {}) }));
       void stream(res, [JSON.stringify({ count: 20, next: null, previous: null, results })]);
+    } else if (path === '/api/dcim/sites/') {
+      // Django REST framework's per-field errors, as NetBox answers a filter value it does not know.
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ site: ['Select a valid choice. xyz is not one of the available choices.'], tag: ['Select a valid choice.', 42] }));
+    } else if (path === '/api/dcim/cables/') {
+      // NetBox's own answer to a server error.
+      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'division by zero', exception: 'ZeroDivisionError', netbox_version: '4.1.0' }));
     } else res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not found."}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -124,5 +131,24 @@ describe('NetBoxClient pages, read item by item', () => {
     expect(await page({ 'upstream-max-value-kib': '16' }).catch((caught: unknown) => caught)).toMatchObject({ code: 'upstream_too_large', details: { max_bytes: 16 * 1024 } });
     expect((await page({}, { FLOTILLA_UPSTREAM_MAX_VALUE_KIB: '4096' })).results).toHaveLength(20);
     expect(() => parseSettings(NETBOX_UPSTREAM_SETTINGS, { 'upstream-max-value-kib': '8' }, {}, 'test')).toThrow(/upstream-max-value-kib/);
+  });
+});
+
+describe('NetBoxClient errors, as Django REST framework writes them', () => {
+  const client = () => new NetBoxClient({ baseUrl, token: 't', rateLimit: false, circuit: false, limits: { ...NETBOX_DEFAULTS.upstream, retries: 0 }, metrics: createMetrics(), logger: silentLogger() });
+
+  it('quotes {detail}, the per-field errors and NetBox\'s own {error}, not the body', async () => {
+    const missing = await client().get('devices', 7).catch((caught: unknown) => caught);
+    expect(missing).toMatchObject({ code: 'not_found', message: 'NetBox: Not found.' });
+    const rejected = await client().page('sites', { site: 'xyz' }, { limit: 10, offset: 0 }).catch((caught: unknown) => caught);
+    expect(rejected).toMatchObject({ code: 'upstream_rejected', details: { status: 400 } });
+    expect((rejected as FlotillaError).message).toBe('NetBox rejected the request (400: site: Select a valid choice. xyz is not one of the available choices.; tag: Select a valid choice.)');
+    const failed = await client().page('cables', {}, { limit: 10, offset: 0 }).catch((caught: unknown) => caught);
+    expect(failed).toMatchObject({ code: 'upstream_unavailable', message: 'NetBox failed (500: division by zero)' });
+  });
+
+  it('derives its limits from the shared defaults, with a smaller body cap', () => {
+    expect(NETBOX_DEFAULTS.upstream).toEqual({ ...UPSTREAM_DEFAULTS, maxBodyBytes: 32 * MiB });
+    expect(NETBOX_DEFAULTS.rateLimit).toEqual(RATE_LIMIT_DEFAULTS);
   });
 });

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { FlotillaError, isFlotillaError, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { batches } from '@flotilla/limitations';
-import { DEFAULT_MAX_VALUE_BYTES, TokenBucket, UpstreamHttp, type CircuitOptions, type RateLimitSettings, type UpstreamLimits } from '@flotilla/upstream';
+import { RATE_LIMIT_DEFAULTS, TokenBucket, UPSTREAM_DEFAULTS, UpstreamHttp, type CircuitOptions, type RateLimitSettings, type UpstreamLimits } from '@flotilla/upstream';
+import { djangoRestError } from './errors.js';
 import { AvailableIp, Cable, Device, Interface, IpAddress, Module, PageMeta, Prefix, Site, Vlan } from './schemas.js';
 
 /** The NetBox models Flotilla reads, their API paths, item schemas and the fields it asks for (never more). */
@@ -40,19 +41,12 @@ export const NETBOX_DEFAULTS = {
   maxPageSize: 1_000,
   walk: { maxCalls: 40, maxItems: 50_000, idsPerBatch: 100 } satisfies WalkLimits,
   upstream: {
+    ...UPSTREAM_DEFAULTS,
     // A page is at most maxPageSize items of the fields asked for: a few hundred KiB. The cap stops anything else;
     // pages are read item by item, so memory holds one item (at most maxValueBytes), not the page.
     maxBodyBytes: 32 * 1024 * 1024,
-    timeoutMs: 15_000,
-    retries: 2,
-    backoffMs: 200,
-    maxConcurrent: 4,
-    maxItems: 200_000,
-    maxValueBytes: DEFAULT_MAX_VALUE_BYTES,
-    rateLimitRetries: 4,
-    retryAfterMaxMs: 10_000,
   } satisfies UpstreamLimits,
-  rateLimit: { ratePerSecond: 20, burst: 40, maxWaitMs: 30_000, maxWaiting: 1_000 } satisfies RateLimitSettings,
+  rateLimit: RATE_LIMIT_DEFAULTS,
 } as const;
 
 export interface WalkResult<T> {
@@ -114,6 +108,7 @@ export class NetBoxClient {
       metrics: options.metrics,
       logger: options.logger,
       rateLimiter: this.limiter,
+      errorBody: djangoRestError,
       ...(options.circuit === undefined ? {} : { circuit: options.circuit }),
     });
   }

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { FlotillaError } from '@flotilla/core';
-import { LIMITS, PAGE_SHAPE, SNAPSHOT_DEFAULTS, SNAPSHOT_SHAPE, computeCounts, type BoundedTools, type JsonObject, type ToolPayload } from '@flotilla/bounded-tools';
+import { LIMITS, PAGE_SHAPE, SNAPSHOT_DEFAULTS, SNAPSHOT_SHAPE, computeCounts, listPageOutput, type BoundedTools, type JsonObject, type ToolPayload } from '@flotilla/bounded-tools';
 import { representativeSample, sampleSize } from '@flotilla/limitations';
 import { NETBOX_MODEL_NAMES, type Filters, type NetBoxClient, type NetBoxModel, type WalkLimits, type WalkResult } from '../client/netbox-client.js';
 import type { Interface } from '../client/schemas.js';
+import { COUNT_OUTPUT, DEVICE_ITEM, INTERFACE_ITEM, IP_ADDRESS_ITEM, NETBOX_ROW, OBJECT_OUTPUT, PREFIX_ITEM, PREFIX_USAGE_OUTPUT, SEARCH_OUTPUT, SITE_ITEM } from './outputs.js';
 import { compact, interfaceRow, prefixRow, rowOf, text, usableAddresses } from './views.js';
 
 const slug = (what: string) =>
@@ -50,24 +51,155 @@ function walkNotes(walk: WalkResult<unknown>, naive: number | undefined, sampled
   return notes;
 }
 
+// The tools' arguments and outputs: module constants, built once per process (a server per request must not rebuild them).
+
+/** A list read page by page from NetBox itself: one request per page, the total from NetBox's count. */
+interface PagedList {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly model: NetBoxModel;
+  /** The filters and the page arguments, built once per process. */
+  readonly input: z.ZodObject;
+  readonly item: z.ZodType;
+  readonly toQuery: (args: Record<string, unknown>) => Filters;
+}
+
+function pagedList<F extends z.ZodObject>(spec: Omit<PagedList, 'input' | 'toQuery'> & { readonly filters: F; readonly toQuery: (filters: z.output<F>) => Filters }): PagedList {
+  const { filters, toQuery, ...rest } = spec;
+  return { ...rest, input: filters.extend(PAGE), toQuery: (args) => toQuery(args as z.output<F>) };
+}
+
+const PAGED_LISTS: readonly PagedList[] = [
+  pagedList({
+    name: 'list_sites',
+    title: 'List NetBox sites',
+    description: 'Sites with their device, rack, prefix and VLAN counts, one page at a time.',
+    item: SITE_ITEM,
+    model: 'sites',
+    filters: z.strictObject({ status, region: slug('region').optional(), q }),
+    toQuery: (f) => ({ status: f.status, region: f.region, q: f.q }),
+  }),
+  pagedList({
+    name: 'list_devices',
+    title: 'List NetBox devices',
+    description: 'Devices filtered by site, role, status, tag or search, one page at a time (total from NetBox). Use count_netbox_objects for totals only.',
+    item: DEVICE_ITEM,
+    model: 'devices',
+    filters: z.strictObject({
+      site: slug('site').optional().describe('Site slug, e.g. "ams1".'),
+      role: slug('role').optional().describe('Device role slug, e.g. "switch", "router", "firewall", "server".'),
+      status,
+      tag: slug('tag').optional(),
+      rack_id: id('rack_id').optional(),
+      q,
+    }),
+    toQuery: (f) => ({ site: f.site, role: f.role, status: f.status, tag: f.tag, rack_id: f.rack_id, q: f.q }),
+  }),
+  pagedList({
+    name: 'list_vlans',
+    title: 'List NetBox VLANs',
+    description: 'VLANs filtered by site, VLAN id, status, role or search, one page at a time.',
+    item: NETBOX_ROW,
+    model: 'vlans',
+    filters: z.strictObject({ site: slug('site').optional(), vid: z.number().int().min(1).max(4094, 'vid must be 1-4094').optional(), status, role: slug('role').optional(), q }),
+    toQuery: (f) => ({ site: f.site, vid: f.vid, status: f.status, role: f.role, q: f.q }),
+  }),
+  pagedList({
+    name: 'list_prefixes',
+    title: 'List NetBox prefixes',
+    description: 'IP prefixes filtered by site, status, role, VLAN or search, one page at a time. get_prefix_usage tells used and free addresses of one.',
+    item: PREFIX_ITEM,
+    model: 'prefixes',
+    filters: z.strictObject({ site: slug('site').optional(), status, role: slug('role').optional(), vlan_id: id('vlan_id').optional(), q }),
+    toQuery: (f) => ({ site: f.site, status: f.status, role: f.role, vlan_id: f.vlan_id, q: f.q }),
+  }),
+  pagedList({
+    name: 'list_ip_addresses',
+    title: 'List NetBox IP addresses',
+    description: 'IP addresses inside a prefix (parent), of a device, or matching a search, one page at a time: the used addresses of a prefix.',
+    item: IP_ADDRESS_ITEM,
+    model: 'ip_addresses',
+    filters: z.strictObject({ parent: cidr.optional().describe('Only addresses inside this prefix (CIDR).'), device: name('device').optional(), device_id: id('device_id').optional(), status, q }),
+    toQuery: (f) => ({ parent: f.parent, device: f.device, device_id: f.device_id, status: f.status, q: f.q }),
+  }),
+  pagedList({
+    name: 'list_modules',
+    title: 'List NetBox modules',
+    description: 'Modules (line cards, power supplies, optics) of a device or site, one page at a time.',
+    item: NETBOX_ROW,
+    model: 'modules',
+    filters: z.strictObject({ device: name('device').optional(), device_id: ids('device_id'), site: slug('site').optional(), status }),
+    toQuery: (f) => ({ device: f.device, device_id: asList(f.device_id), site: f.site, status: f.status }),
+  }),
+  pagedList({
+    name: 'list_cables',
+    title: 'List NetBox cables',
+    description: 'Cables of a site or of devices (both ends shown as device:interface), one page at a time.',
+    item: NETBOX_ROW,
+    model: 'cables',
+    filters: z.strictObject({ site: slug('site').optional(), device: name('device').optional(), device_id: ids('device_id'), status }),
+    toQuery: (f) => ({ site: f.site, device: f.device, device_id: asList(f.device_id), status: f.status }),
+  }),
+];
+
+const InterfaceFilters = z.strictObject({
+  device: name('device').optional().describe('One device by name.'),
+  device_id: ids('device_id'),
+  site: slug('site').optional().describe('Every device at this site.'),
+  role: slug('role').optional().describe('Only devices of this role (with site or device_id).'),
+  type: z.string().min(1).max(64).optional().describe('Interface type value, e.g. "1000base-t", "10gbase-x-sfpp".'),
+  enabled: z.boolean().optional(),
+  cabled: z.boolean().optional(),
+  mgmt_only: z.boolean().optional(),
+  sample: z.boolean().default(false).describe('A quick look: interfaces of a representative sample of the devices (few requests), not all.'),
+});
+const InterfaceInput = InterfaceFilters.extend(PAGE).extend(SNAPSHOT_SHAPE);
+
+const objectTypes = z.enum(NETBOX_MODEL_NAMES as [NetBoxModel, ...NetBoxModel[]], { message: `object_type must be one of ${NETBOX_MODEL_NAMES.join(', ')}` });
+
+const CountInput = z.strictObject({
+  object_type: objectTypes,
+  site: slug('site').optional(),
+  role: slug('role').optional(),
+  status,
+  tag: slug('tag').optional(),
+  device: name('device').optional(),
+  device_id: ids('device_id'),
+  parent: cidr.optional(),
+  vid: z.number().int().min(1).max(4094).optional(),
+  q,
+});
+
+const GetObjectInput = z.strictObject({ object_type: objectTypes, id: id('id').optional(), name: name('name').optional() });
+
+const PrefixUsageInput = z.strictObject({
+  prefix: cidr.optional().describe('The prefix in CIDR notation.'),
+  id: id('id').optional(),
+  free_shown: z.number().int().min(0).max(100, 'free_shown must be 0-100').default(10).describe('Free addresses to list (default 10).'),
+});
+
+const SEARCHABLE = ['sites', 'devices', 'vlans', 'prefixes', 'ip_addresses', 'cables', 'modules'] as const satisfies readonly NetBoxModel[];
+const SearchInput = z.strictObject({
+  query: z.string({ message: 'query must be a string' }).min(2, 'query must be at least 2 characters').max(LIMITS.queryMaxLength, `query must be at most ${LIMITS.queryMaxLength} characters`),
+  types: z
+    .array(z.enum(SEARCHABLE, { message: `types must be among ${SEARCHABLE.join(', ')}` }))
+    .min(1)
+    .max(SEARCHABLE.length)
+    .default([...SEARCHABLE]),
+  per_type: z.number().int().min(1).max(25, 'per_type must be 1-25').default(5).describe('Matches shown per type (default 5).'),
+});
+
 export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, options: NetBoxToolsOptions): void {
-  /** A list read page by page from NetBox itself: one request per page, the total from NetBox's count. */
-  function pagedList<F extends z.ZodObject>(spec: {
-    name: string;
-    title: string;
-    description: string;
-    model: NetBoxModel;
-    filters: F;
-    toQuery: (filters: z.output<F>) => Filters;
-  }): void {
-    const input = spec.filters.extend(PAGE);
+  for (const spec of PAGED_LISTS) {
     kit.register({
       name: spec.name,
       title: spec.title,
       description: spec.description,
-      input,
+      input: spec.input,
+      output: listPageOutput(spec.item),
       run: async (args, ctx): Promise<ToolPayload> => {
-        const all = args as z.output<F> & { limit: number; offset: number };
+        const all = args as Record<string, unknown> & { limit: number; offset: number };
         const page = await client.page(spec.model, spec.toQuery(all), { limit: all.limit, offset: all.offset }, ctx.signal);
         return {
           kind: 'page',
@@ -82,87 +214,6 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
     });
   }
 
-  pagedList({
-    name: 'list_sites',
-    title: 'List NetBox sites',
-    description: 'Sites with their device, rack, prefix and VLAN counts, one page at a time.',
-    model: 'sites',
-    filters: z.strictObject({ status, region: slug('region').optional(), q }),
-    toQuery: (f) => ({ status: f.status, region: f.region, q: f.q }),
-  });
-
-  pagedList({
-    name: 'list_devices',
-    title: 'List NetBox devices',
-    description: 'Devices filtered by site, role, status, tag or search, one page at a time (total from NetBox). Use count_netbox_objects for totals only.',
-    model: 'devices',
-    filters: z.strictObject({
-      site: slug('site').optional().describe('Site slug, e.g. "ams1".'),
-      role: slug('role').optional().describe('Device role slug, e.g. "switch", "router", "firewall", "server".'),
-      status,
-      tag: slug('tag').optional(),
-      rack_id: id('rack_id').optional(),
-      q,
-    }),
-    toQuery: (f) => ({ site: f.site, role: f.role, status: f.status, tag: f.tag, rack_id: f.rack_id, q: f.q }),
-  });
-
-  pagedList({
-    name: 'list_vlans',
-    title: 'List NetBox VLANs',
-    description: 'VLANs filtered by site, VLAN id, status, role or search, one page at a time.',
-    model: 'vlans',
-    filters: z.strictObject({ site: slug('site').optional(), vid: z.number().int().min(1).max(4094, 'vid must be 1-4094').optional(), status, role: slug('role').optional(), q }),
-    toQuery: (f) => ({ site: f.site, vid: f.vid, status: f.status, role: f.role, q: f.q }),
-  });
-
-  pagedList({
-    name: 'list_prefixes',
-    title: 'List NetBox prefixes',
-    description: 'IP prefixes filtered by site, status, role, VLAN or search, one page at a time. get_prefix_usage tells used and free addresses of one.',
-    model: 'prefixes',
-    filters: z.strictObject({ site: slug('site').optional(), status, role: slug('role').optional(), vlan_id: id('vlan_id').optional(), q }),
-    toQuery: (f) => ({ site: f.site, status: f.status, role: f.role, vlan_id: f.vlan_id, q: f.q }),
-  });
-
-  pagedList({
-    name: 'list_ip_addresses',
-    title: 'List NetBox IP addresses',
-    description: 'IP addresses inside a prefix (parent), of a device, or matching a search, one page at a time: the used addresses of a prefix.',
-    model: 'ip_addresses',
-    filters: z.strictObject({ parent: cidr.optional().describe('Only addresses inside this prefix (CIDR).'), device: name('device').optional(), device_id: id('device_id').optional(), status, q }),
-    toQuery: (f) => ({ parent: f.parent, device: f.device, device_id: f.device_id, status: f.status, q: f.q }),
-  });
-
-  pagedList({
-    name: 'list_modules',
-    title: 'List NetBox modules',
-    description: 'Modules (line cards, power supplies, optics) of a device or site, one page at a time.',
-    model: 'modules',
-    filters: z.strictObject({ device: name('device').optional(), device_id: ids('device_id'), site: slug('site').optional(), status }),
-    toQuery: (f) => ({ device: f.device, device_id: asList(f.device_id), site: f.site, status: f.status }),
-  });
-
-  pagedList({
-    name: 'list_cables',
-    title: 'List NetBox cables',
-    description: 'Cables of a site or of devices (both ends shown as device:interface), one page at a time.',
-    model: 'cables',
-    filters: z.strictObject({ site: slug('site').optional(), device: name('device').optional(), device_id: ids('device_id'), status }),
-    toQuery: (f) => ({ site: f.site, device: f.device, device_id: asList(f.device_id), status: f.status }),
-  });
-
-  const InterfaceFilters = z.strictObject({
-    device: name('device').optional().describe('One device by name.'),
-    device_id: ids('device_id'),
-    site: slug('site').optional().describe('Every device at this site.'),
-    role: slug('role').optional().describe('Only devices of this role (with site or device_id).'),
-    type: z.string().min(1).max(64).optional().describe('Interface type value, e.g. "1000base-t", "10gbase-x-sfpp".'),
-    enabled: z.boolean().optional(),
-    cabled: z.boolean().optional(),
-    mgmt_only: z.boolean().optional(),
-    sample: z.boolean().default(false).describe('A quick look: interfaces of a representative sample of the devices (few requests), not all.'),
-  });
   kit.register({
     name: 'list_interfaces',
     title: 'List NetBox interfaces',
@@ -171,7 +222,8 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
       'Many devices are read exactly in few requests (repeated-id batches or a site filter, never one request per device); ' +
       'the result carries counts by device, type and state, and large results come back with a result_id for read_result. ' +
       `Later pages of a many-device read with the same filters come from the interfaces as first read (up to ${SNAPSHOT_DEFAULTS.ttlSeconds} s old; refresh true reads anew).`,
-    input: InterfaceFilters.extend(PAGE).extend(SNAPSHOT_SHAPE),
+    input: InterfaceInput,
+    output: listPageOutput(INTERFACE_ITEM),
     run: async (args, ctx): Promise<ToolPayload> => {
       const common: Filters = { type: args.type, enabled: args.enabled, cabled: args.cabled, mgmt_only: args.mgmt_only };
       const deviceIds = asList(args.device_id);
@@ -241,24 +293,12 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
     },
   });
 
-  const objectTypes = z.enum(NETBOX_MODEL_NAMES as [NetBoxModel, ...NetBoxModel[]], { message: `object_type must be one of ${NETBOX_MODEL_NAMES.join(', ')}` });
-
   kit.register({
     name: 'count_netbox_objects',
     title: 'Count NetBox objects',
     description: 'How many objects match, without reading them (one cheap request). Use it before listing large sets.',
-    input: z.strictObject({
-      object_type: objectTypes,
-      site: slug('site').optional(),
-      role: slug('role').optional(),
-      status,
-      tag: slug('tag').optional(),
-      device: name('device').optional(),
-      device_id: ids('device_id'),
-      parent: cidr.optional(),
-      vid: z.number().int().min(1).max(4094).optional(),
-      q,
-    }),
+    input: CountInput,
+    output: COUNT_OUTPUT,
     run: async (args, ctx) => {
       const { object_type: model, device_id, ...rest } = args;
       const count = await client.count(model, { ...rest, device_id: asList(device_id) }, ctx.signal);
@@ -271,7 +311,8 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
     title: 'Get one NetBox object',
     description:
       'One site, device, interface, cable, module, VLAN, prefix or IP address, by id or by its name (a site by slug, a prefix by CIDR, an IP by address).',
-    input: z.strictObject({ object_type: objectTypes, id: id('id').optional(), name: name('name').optional() }),
+    input: GetObjectInput,
+    output: OBJECT_OUTPUT,
     run: async (args, ctx) => {
       if (args.id === undefined && args.name === undefined) {
         throw new FlotillaError('invalid_argument', 'get_netbox_object needs an id or a name', { remedy: 'Give the id a list returned, or the exact name.' });
@@ -298,11 +339,8 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
     name: 'get_prefix_usage',
     title: 'Used and free addresses of a prefix',
     description: 'For one prefix: its size, used and free address counts, utilisation, and the first free addresses. list_ip_addresses with parent lists the used ones.',
-    input: z.strictObject({
-      prefix: cidr.optional().describe('The prefix in CIDR notation.'),
-      id: id('id').optional(),
-      free_shown: z.number().int().min(0).max(100, 'free_shown must be 0-100').default(10).describe('Free addresses to list (default 10).'),
-    }),
+    input: PrefixUsageInput,
+    output: PREFIX_USAGE_OUTPUT,
     run: async (args, ctx) => {
       if (args.prefix === undefined && args.id === undefined) {
         throw new FlotillaError('invalid_argument', 'get_prefix_usage needs a prefix or an id', { remedy: 'Give the prefix in CIDR notation, e.g. "10.12.3.0/24".' });
@@ -328,20 +366,12 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
     },
   });
 
-  const SEARCHABLE = ['sites', 'devices', 'vlans', 'prefixes', 'ip_addresses', 'cables', 'modules'] as const satisfies readonly NetBoxModel[];
   kit.register({
     name: 'search_netbox',
     title: 'Search NetBox',
     description: 'Search several object types at once with NetBox\'s q search: totals per type and the first matches of each. Use it first when a question names something.',
-    input: z.strictObject({
-      query: z.string({ message: 'query must be a string' }).min(2, 'query must be at least 2 characters').max(LIMITS.queryMaxLength, `query must be at most ${LIMITS.queryMaxLength} characters`),
-      types: z
-        .array(z.enum(SEARCHABLE, { message: `types must be among ${SEARCHABLE.join(', ')}` }))
-        .min(1)
-        .max(SEARCHABLE.length)
-        .default([...SEARCHABLE]),
-      per_type: z.number().int().min(1).max(25, 'per_type must be 1-25').default(5).describe('Matches shown per type (default 5).'),
-    }),
+    input: SearchInput,
+    output: SEARCH_OUTPUT,
     run: async (args, ctx) => {
       const pages = await Promise.all(args.types.map(async (model) => ({ model, page: await client.page(model, { q: args.query }, { limit: args.per_type, offset: 0 }, ctx.signal) })));
       const totals = Object.fromEntries(pages.map(({ model, page }) => [model, page.count]));
@@ -381,3 +411,5 @@ export const NETBOX_TOOLS = [
   'read_result',
 ] as const;
 export type NetBoxToolName = (typeof NETBOX_TOOLS)[number];
+
+export { NETBOX_OUTPUT_SCHEMAS } from './outputs.js';

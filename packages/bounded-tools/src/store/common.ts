@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { FlotillaError } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { LIMITS, STORE_DEFAULTS } from '../limits.js';
@@ -55,13 +56,9 @@ export function unknownResult(resultId: string, expired: boolean, ttlSeconds: nu
 
 /** Bounded memory of ids that expired, so a late reader is told "expired", not "unknown". */
 export class Tombstones {
-  private readonly ids = new Set<string>();
+  private readonly ids = new LRUCache<string, true>({ max: STORE_DEFAULTS.tombstones });
   add(id: string): void {
-    this.ids.add(id);
-    if (this.ids.size > STORE_DEFAULTS.tombstones) {
-      const oldest = this.ids.values().next();
-      if (oldest.done !== true) this.ids.delete(oldest.value);
-    }
+    this.ids.set(id, true);
   }
   has(id: string): boolean {
     return this.ids.has(id);

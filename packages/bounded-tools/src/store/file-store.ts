@@ -1,6 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LRUCache } from 'lru-cache';
 import { FlotillaError } from '@flotilla/core';
 import type { JsonValue } from '../json.js';
 import { STORE_DEFAULTS } from '../limits.js';
@@ -41,6 +42,8 @@ interface OpenFile {
   readonly handle: Promise<FileHandle>;
   users: number;
   dropped: boolean;
+  /** Set once closing began: a file is closed once, however many reads end after it was dropped. */
+  closed?: Promise<void>;
 }
 
 function gone(id: string, cause: unknown): FlotillaError {
@@ -70,15 +73,21 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
     data: join(dir, `${id}.json`),
     index: join(dir, `${id}.idx`),
   });
-  const files = new Map<string, OpenFile>();
   /** Closes a dropped file once no read uses it; resolves when it is closed (or left to its last read). */
   const release = (file: OpenFile): Promise<void> =>
-    file.dropped && file.users === 0 ? file.handle.then((handle) => handle.close()).catch(() => undefined) : Promise.resolve();
+    file.dropped && file.users === 0 ? (file.closed ??= file.handle.then((handle) => handle.close()).catch(() => undefined)) : Promise.resolve();
+  /** Open files, at most OPEN_FILES_MAX: the least recently read is dropped (closed after its last read) for a new one. */
+  const files = new LRUCache<string, OpenFile>({
+    max: OPEN_FILES_MAX,
+    dispose: (file) => {
+      file.dropped = true;
+      void release(file);
+    },
+  });
   const drop = (id: string): Promise<void> => {
-    const file = files.get(id);
+    const file = files.peek(id);
     if (file === undefined) return Promise.resolve();
     files.delete(id);
-    file.dropped = true;
     return release(file);
   };
   /** Runs `read` on the result's open file (opened now if it is not), most recently used last. */
@@ -86,17 +95,14 @@ export async function createFileResultStore(options: FileStoreOptions): Promise<
     let file = files.get(id);
     if (file === undefined) {
       const handle = open(paths(id).data, 'r');
-      file = { handle, users: 0, dropped: false };
+      const opened: OpenFile = { handle, users: 0, dropped: false };
+      file = opened;
       // A failed open is not kept: the next read tries again (and says the result is gone if it is).
-      handle.catch(() => void drop(id));
-      for (const oldest of files.keys()) {
-        if (files.size < OPEN_FILES_MAX) break;
-        void drop(oldest);
-      }
-    } else {
-      files.delete(id);
+      handle.catch(() => {
+        if (files.peek(id) === opened) void drop(id);
+      });
+      files.set(id, file);
     }
-    files.set(id, file);
     file.users += 1;
     try {
       return await read(await file.handle);

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { JsonValue } from '../json.js';
 import { isExpired, newHeader, resolveLimits, settle, tooLarge, tooManyItems, Tombstones, unknownResult, type StoreOptions } from './common.js';
 import type { PutResultInput, ReadRequest, ReadResponse, ResultStore, StoredResultMeta } from './types.js';
@@ -12,17 +13,28 @@ interface Entry {
 export function createMemoryResultStore(options: StoreOptions = {}): ResultStore {
   const limits = resolveLimits(options);
   const now = options.now ?? Date.now;
-  const entries = new Map<string, Entry>();
   const tombstones = new Tombstones();
   let used = 0;
+  /**
+   * Results by id, at most the byte cap in all: a put that needs room evicts the oldest first (reads `peek`, so
+   * the order stays the order of puts, as in the file and Redis stores). Expiry is swept against the injected clock.
+   */
+  const entries = new LRUCache<string, Entry>({
+    maxSize: limits.diskCapBytes,
+    // lru-cache sizes are positive: an empty result counts one byte against the cap.
+    sizeCalculation: (entry) => Math.max(1, entry.meta.bytes),
+    dispose: (entry, id, reason) => {
+      used -= entry.meta.bytes;
+      if (reason !== 'evict') return;
+      tombstones.add(id);
+      options.metrics?.resultStoreEvictions.inc({ reason: 'disk_cap' });
+    },
+  });
 
-  const remove = (id: string, reason: 'ttl' | 'disk_cap'): void => {
-    const entry = entries.get(id);
-    if (entry === undefined) return;
-    entries.delete(id);
-    used -= entry.meta.bytes;
+  const remove = (id: string): void => {
+    if (!entries.delete(id)) return;
     tombstones.add(id);
-    options.metrics?.resultStoreEvictions.inc({ reason });
+    options.metrics?.resultStoreEvictions.inc({ reason: 'ttl' });
     report();
   };
   const report = (): void => {
@@ -30,12 +42,12 @@ export function createMemoryResultStore(options: StoreOptions = {}): ResultStore
     options.metrics?.resultStoreEntries.set(entries.size);
   };
   const sweepNow = (): void => {
-    for (const [id, entry] of entries) if (isExpired(entry.meta, now())) remove(id, 'ttl');
+    for (const [id, entry] of [...entries.entries()]) if (isExpired(entry.meta, now())) remove(id);
   };
   const get = (id: string): Entry => {
-    const entry = entries.get(id);
+    const entry = entries.peek(id);
     if (entry === undefined || isExpired(entry.meta, now())) {
-      if (entry !== undefined) remove(id, 'ttl');
+      if (entry !== undefined) remove(id);
       throw unknownResult(id, tombstones.has(id) || entry !== undefined, limits.ttlSeconds);
     }
     return entry;
@@ -54,12 +66,8 @@ export function createMemoryResultStore(options: StoreOptions = {}): ResultStore
         if (bytes > limits.maxResultBytes) return Promise.reject(tooLarge(bytes, limits));
       }
       sweepNow();
-      // Oldest first (Map keeps insertion order) until the new result fits under the cap.
-      for (const id of entries.keys()) {
-        if (used + bytes <= limits.diskCapBytes) break;
-        remove(id, 'disk_cap');
-      }
       const meta: StoredResultMeta = { ...newHeader(input, now(), limits.ttlSeconds), bytes };
+      // Evicts the oldest results until this one fits under the cap (see `entries`).
       entries.set(meta.result_id, { meta, texts });
       used += bytes;
       report();

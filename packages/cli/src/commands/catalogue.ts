@@ -1,5 +1,6 @@
 import { FlotillaError } from '@flotilla/core';
 import type { Command, CommandListing } from '../cli.js';
+import { DOMAIN_AGENTS } from './registry.js';
 
 /** A command of the list: its words and summary, and how to load the rest. */
 export interface CatalogueEntry extends CommandListing {
@@ -8,18 +9,19 @@ export interface CatalogueEntry extends CommandListing {
 }
 
 /**
- * Every `flotilla` command, in the order `--help` lists them. A command's module is imported only when it runs, so
- * `flotilla mcp argocd` loads no agent (LangGraph, the model clients), simulator, Slack bot or Kubernetes client.
+ * Every `flotilla` command, in the order `--help` lists them; `agent`, `sim` and `mcp` commands come from the registry
+ * of domain agents (DOMAIN_AGENTS). A command's module is imported only when it runs, so `flotilla mcp argocd` loads
+ * no agent (LangGraph, the model clients), simulator, Slack bot or Kubernetes client.
  */
 export const CATALOGUE: readonly CatalogueEntry[] = [
   {
     path: ['up'],
-    summary: 'Start the platform: the supervisor with the Argo CD and NetBox agents (simulators unless upstreams are given)',
+    summary: `Start the platform: the supervisor with the ${DOMAIN_AGENTS.map((e) => e.title).join(' and ')} agents (simulators unless upstreams are given)`,
     load: async () => (await import('./up.js')).upCommand,
   },
   {
     path: ['demo'],
-    summary: 'Run the local demo: simulators + MCP servers + Argo CD and NetBox agents + the supervisor + scripted conversations',
+    summary: `Run the local demo: simulators + MCP servers + ${DOMAIN_AGENTS.map((e) => e.title).join(' and ')} agents + the supervisor + scripted conversations`,
     load: async () => (await import('./demo.js')).demoCommand,
   },
   {
@@ -32,31 +34,13 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     summary: 'Start the Slack bot: mentions and direct messages go to the supervisor over A2A, answers come back in the thread',
     load: async () => (await import('./slack.js')).slackCommand,
   },
-  {
-    path: ['agent', 'argocd'],
-    summary: 'Start the Argo CD agent (A2A: agent card, JSON-RPC and REST); --local brings its own simulator',
-    load: async () => (await import('./agent-argocd.js')).agentArgoCdCommand,
-  },
-  {
-    path: ['agent', 'netbox'],
-    summary: 'Start the NetBox agent (A2A); --local brings its own simulator',
-    load: async () => (await import('./agent-netbox.js')).agentNetBoxCommand,
-  },
+  ...DOMAIN_AGENTS.map((entry) => ({ path: ['agent', entry.name], summary: entry.agent.summary, load: async () => (await import('./domain.js')).agentCommand(entry) })),
   {
     path: ['ask'],
     summary: 'Ask an agent a question over A2A and stream the answer',
     load: async () => (await import('./ask.js')).askCommand,
   },
-  {
-    path: ['sim', 'argocd'],
-    summary: 'Start the Argo CD simulator (real REST API, seeded estate, fault injection)',
-    load: async () => (await import('./sim-argocd.js')).simArgoCdCommand,
-  },
-  {
-    path: ['sim', 'netbox'],
-    summary: 'Start the NetBox simulator (real REST API v4, seeded estate, rate limit, fault injection)',
-    load: async () => (await import('./sim-netbox.js')).simNetBoxCommand,
-  },
+  ...DOMAIN_AGENTS.map((entry) => ({ path: ['sim', entry.name], summary: entry.sim.summary, load: () => entry.sim.load() })),
   {
     path: ['sim', 'kubernetes'],
     summary: 'Start the Kubernetes API simulator (Services: list and watch with label selectors), for supervisor discovery',
@@ -72,16 +56,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     summary: 'Start a fake Anthropic API (Messages, streaming, its errors): a scripted stand-in, not a model',
     load: async () => (await import('./sim-llm.js')).simAnthropicCommand,
   },
-  {
-    path: ['mcp', 'argocd'],
-    summary: 'Start the Argo CD MCP server (bounded tools over Streamable HTTP at /mcp)',
-    load: async () => (await import('./mcp-argocd.js')).mcpArgoCdCommand,
-  },
-  {
-    path: ['mcp', 'netbox'],
-    summary: 'Start the NetBox MCP server (bounded tools over Streamable HTTP at /mcp)',
-    load: async () => (await import('./mcp-netbox.js')).mcpNetBoxCommand,
-  },
+  ...DOMAIN_AGENTS.map((entry) => ({ path: ['mcp', entry.name], summary: entry.mcp.summary, load: async () => (await import('./domain.js')).mcpCommand(entry) })),
 ];
 
 /** The words and summary of the catalogued command `words` (e.g. 'mcp argocd'): what its module's definition starts with. */

@@ -2,17 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ARGOCD_AGENT_SETTINGS, ARGOCD_MCP_SETTINGS, startArgoCdAgent, startArgoCdMcpServer } from '@flotilla/agent-argocd';
-import { NETBOX_AGENT_SETTINGS, NETBOX_MCP_SETTINGS, startNetBoxAgent, startNetBoxMcpServer } from '@flotilla/agent-netbox';
 import { SUPERVISOR_SETTINGS, startSupervisor } from '@flotilla/agent-supervisor';
 import { WORKFLOW_LIMITS } from '@flotilla/agent-kit';
 import { LIMITS } from '@flotilla/bounded-tools';
-import { boundedInt, BooleanFlagSchema, LogLevelSchema, parseSettings } from '@flotilla/core';
+import { boundedInt, BooleanFlagSchema, FlotillaError, LogLevelSchema, parseSettings } from '@flotilla/core';
 import { ARGO_ESTATE_DEFAULTS, generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, startNetBoxSimulator } from '@flotilla/simulators';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { defineCommand } from '../cli.js';
 import { listing } from './catalogue.js';
 import { askAgent } from './ask.js';
+import { DOMAIN_AGENTS } from './registry.js';
 import type { Output } from '../cli.js';
 
 export const DEMO_SETTINGS = {
@@ -88,38 +87,42 @@ export const demoCommand = defineCommand({
     // Times as a live Argo CD shows them: the estate's last syncs, events and logs lead up to now.
     const estate = generateArgoEstate({ seed: settings.seed, applications: settings.applications, epoch: Date.now() });
     const sim = await startArgoCdSimulator({ token, estate, logger: logger.child({ component: 'argocd-sim' }) });
-    const mcpConfig = parseSettings(
-      ARGOCD_MCP_SETTINGS,
-      { port: '0', 'argocd-url': sim.url, 'argocd-token': token, 'data-dir': join(dataDir, 'argocd'), 'budget-tokens': String(settings.budgetTokens), 'log-level': settings.logLevel },
-      {},
-      'demo MCP server',
-    );
-    const mcp = await startArgoCdMcpServer(mcpConfig, { logger });
-    const agentConfig = parseSettings(ARGOCD_AGENT_SETTINGS, { port: '0', 'mcp-url': mcp.mcpUrl, 'log-level': settings.logLevel }, {}, 'demo agent');
-    const agent = await startArgoCdAgent(agentConfig, logger);
     const netbox = generateNetBoxEstate({ seed: settings.seed });
     const nbSim = await startNetBoxSimulator({ token, estate: netbox, logger: logger.child({ component: 'netbox-sim' }) });
-    const nbMcpConfig = parseSettings(
-      NETBOX_MCP_SETTINGS,
-      { port: '0', 'netbox-url': nbSim.url, 'netbox-token': token, 'data-dir': join(dataDir, 'netbox'), 'budget-tokens': String(settings.budgetTokens), 'log-level': settings.logLevel },
-      {},
-      'demo NetBox MCP server',
+    // Each domain agent of the registry, with its MCP server in front of its simulator, as separate pieces would run.
+    const upstreams: Readonly<Record<string, string>> = { argocd: sim.url, netbox: nbSim.url };
+    const chains = await Promise.all(
+      DOMAIN_AGENTS.map(async (entry) => {
+        const [hostedMcp, hostedAgent] = await Promise.all([entry.mcp.load(), entry.agent.load()]);
+        const upstream = upstreams[entry.name];
+        if (upstream === undefined) throw new FlotillaError('internal', `the demo has no simulator for the ${entry.title} agent`);
+        const mcpFlags = { port: '0', [`${entry.name}-url`]: upstream, [`${entry.name}-token`]: token, 'data-dir': join(dataDir, entry.name), 'budget-tokens': String(settings.budgetTokens), 'log-level': settings.logLevel };
+        const mcp = await hostedMcp.startMcpServer(parseSettings(hostedMcp.settings, mcpFlags, {}, `demo ${entry.title} MCP server`), { logger });
+        const agentFlags = { port: '0', 'mcp-url': mcp.mcpUrl, 'log-level': settings.logLevel };
+        const agent = await hostedAgent.startAgent(parseSettings(hostedAgent.settings, agentFlags, {}, `demo ${entry.title} agent`), logger, { simulator: entry.startSimulator });
+        return { name: entry.name, mcp, agent };
+      }),
     );
-    const nbMcp = await startNetBoxMcpServer(nbMcpConfig, { logger });
-    const nbAgent = await startNetBoxAgent(parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', 'mcp-url': nbMcp.mcpUrl, 'log-level': settings.logLevel }, {}, 'demo NetBox agent'), logger);
+    const chain = (name: string): (typeof chains)[number] => {
+      const found = chains.find((c) => c.name === name);
+      if (found === undefined) throw new FlotillaError('internal', `the demo has no ${name} agent`);
+      return found;
+    };
+    const { mcp, agent } = chain('argocd');
+    const { mcp: nbMcp, agent: nbAgent } = chain('netbox');
     const supervisor = await startSupervisor(
-      parseSettings(SUPERVISOR_SETTINGS, { port: '0', agents: `argocd=${agent.url},netbox=${nbAgent.url}`, 'log-level': settings.logLevel }, {}, 'demo supervisor'),
+      parseSettings(SUPERVISOR_SETTINGS, { port: '0', agents: chains.map((c) => `${c.name}=${c.agent.url}`).join(','), 'log-level': settings.logLevel }, {}, 'demo supervisor'),
       logger,
     );
     const stopAll = async (): Promise<void> => {
       // The A2A servers drain together (each up to TURN_LIMITS.drainMs), then what they called.
-      await Promise.all([supervisor.close(), nbAgent.close(), agent.close()]);
-      await Promise.all([nbMcp.close(), mcp.close()]);
+      await Promise.all([supervisor.close(), ...chains.map((c) => c.agent.close())]);
+      await Promise.all(chains.map((c) => c.mcp.close()));
       await Promise.all([nbSim.close(), sim.close()]);
       await rm(dataDir, { recursive: true, force: true });
     };
     try {
-      const counter = await loadTokenCounter(mcpConfig.tokenEncoding);
+      const counter = await loadTokenCounter();
       out.write(`Flotilla demo: every question goes to the supervisor ${supervisor.url} (A2A), which routes it by the agents' skills:\n`);
       out.write(`  Argo CD simulator ${sim.url} (${settings.applications} applications) -> MCP server ${mcp.mcpUrl} -> Argo CD agent ${agent.url}\n`);
       out.write(`  NetBox simulator ${nbSim.url} (${netbox.sites.length} sites, ${netbox.devices.length} devices, ${netbox.interfaces.length.toLocaleString('en-US')} interfaces) -> MCP server ${nbMcp.mcpUrl} -> NetBox agent ${nbAgent.url}\n`);

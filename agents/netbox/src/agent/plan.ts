@@ -1,0 +1,113 @@
+// Which tool calls answer a question: the plan of each intent (a continuation or a narrowing reads the stored
+// result when there is one), and the follow-ups that fill a batch the token budget cut short.
+import type { Classification, Entities, ToolCall, ToolResult } from '@flotilla/agent-kit';
+import type { ProgressiveSession } from '@flotilla/limitations';
+import type { NetBoxIntent } from './intents.js';
+import { COUNT_FILTERS, defined, LIST_TOOLS, one, type Args } from './lists.js';
+import { PRESENTATION } from './present.js';
+
+function deviceFilters(e: Entities): Args {
+  return defined({ site: one(e.site), role: one(e.role), status: one(e.status), tag: one(e.tag) });
+}
+
+/** "uncabled", "disabled": the list_interfaces filter the state entity names ("cabled=false" → {cabled: false}). */
+function interfaceState(e: Entities): Args {
+  const state = typeof e.state === 'string' ? e.state : undefined;
+  const [key, value] = state?.split('=') ?? [];
+  return key === 'cabled' || key === 'enabled' ? { [key]: value === 'true' } : {};
+}
+
+function continueSession(memory: ProgressiveSession, offset: number): ToolCall {
+  return { tool: memory.tool, args: { ...memory.args, offset, limit: memory.batchSize } };
+}
+
+/** The tool calls of a question, given what the conversation remembers. */
+export function planFor(c: Classification<NetBoxIntent>, memory: ProgressiveSession | undefined): readonly ToolCall[] {
+  const e = c.entities;
+  const page = (tool: string, args: Args): ToolCall => ({ tool, args: { ...args, limit: PRESENTATION.showWholeMax, offset: 0 } });
+  switch (c.intent) {
+    case 'list_sites':
+      return [page('list_sites', defined({ status: one(e.status), region: one(e.region) }))];
+    case 'list_devices':
+      return [page('list_devices', deviceFilters(e))];
+    case 'device_details':
+      return [{ tool: 'get_netbox_object', args: { object_type: 'devices', name: one(e.device) } }];
+    case 'site_interfaces':
+      return [page('list_interfaces', defined({ site: one(e.site), role: one(e.role), ...interfaceState(e) }))];
+    case 'device_interfaces':
+      return [page('list_interfaces', { device: one(e.device), ...interfaceState(e) })];
+    case 'list_cables':
+      return [page('list_cables', defined({ site: e.device === undefined ? one(e.site) : undefined, device: one(e.device), status: one(e.status) }))];
+    case 'list_vlans':
+      return [page('list_vlans', defined({ site: one(e.site), vid: e.vid === undefined ? undefined : Number(one(e.vid)), status: one(e.status) }))];
+    case 'list_prefixes':
+      return [page('list_prefixes', defined({ site: one(e.site), status: one(e.status) }))];
+    case 'prefix_free':
+      return [{ tool: 'get_prefix_usage', args: { prefix: one(e.prefix), free_shown: 20 } }];
+    case 'prefix_used':
+      return [page('list_ip_addresses', { parent: one(e.prefix) })];
+    case 'search':
+      return [{ tool: 'search_netbox', args: { query: one(e.query) } }];
+    case 'next_page': {
+      if (memory === undefined) return [];
+      const wanted = one(e.page);
+      const offset =
+        wanted === 'previous'
+          ? Math.max(0, memory.offset - 2 * memory.batchSize)
+          : wanted !== undefined && /^\d+$/.test(wanted)
+            ? (Number(wanted) - 1) * memory.batchSize
+            : memory.offset;
+      return offset >= memory.total ? [] : [continueSession(memory, offset)];
+    }
+    case 'refine': {
+      if (memory === undefined) return [];
+      if (one(e.all) !== undefined && memory.source?.args.sample === true) return [{ tool: memory.source.tool, args: { ...memory.source.args, sample: false, limit: memory.batchSize, offset: 0 } }];
+      // A remembered question, widened, sampled or simply asked again.
+      const source = memory.source;
+      if (source !== undefined && one(e.quick) !== undefined) return [{ tool: source.tool, args: { ...source.args, sample: true, limit: memory.batchSize, offset: 0 } }];
+      if (source !== undefined && one(e.again) !== undefined) return [{ tool: source.tool, args: { ...source.args, limit: memory.batchSize, offset: 0 } }];
+      const state = one(e.state);
+      if (memory.resultId !== undefined) {
+        const filter = state ?? (one(e.status) !== undefined ? `status=${one(e.status)}` : one(e.role) !== undefined ? `role=${one(e.role)}` : undefined);
+        if (filter === undefined) return [];
+        return [{ tool: 'read_result', args: { result_id: memory.resultId, filter, offset: 0, limit: memory.batchSize } }];
+      }
+      const extra = memory.tool === 'list_devices' ? deviceFilters(e) : defined({ status: one(e.status), site: one(e.site) });
+      return Object.keys(extra).length === 0 ? [] : [{ tool: memory.tool, args: { ...memory.args, ...extra, offset: 0, limit: PRESENTATION.showWholeMax } }];
+    }
+    case 'summary': {
+      if (memory === undefined) return [];
+      if (memory.resultId !== undefined) return [{ tool: 'read_result', args: { result_id: memory.resultId, summary_only: true } }];
+      const filters = Object.fromEntries(COUNT_FILTERS.filter((k) => memory.args[k] !== undefined).map((k) => [k, memory.args[k]]));
+      return [{ tool: 'count_netbox_objects', args: { object_type: memory.itemKind, ...filters } }];
+    }
+    case 'help':
+    case 'unknown':
+      return [];
+  }
+}
+
+/** Calls that depend on what came back: a device's interfaces and addresses, or the rest of a batch cut short. */
+export function followUp(c: Classification<NetBoxIntent>, results: readonly ToolResult[]): readonly ToolCall[] {
+  const first = results[0];
+  const last = results[results.length - 1];
+  if (first === undefined || last === undefined || first.isError || last.isError) return [];
+  if (c.intent === 'device_details' && results.length === 1 && typeof first.body.id === 'number') {
+    return [
+      { tool: 'list_interfaces', args: { device_id: first.body.id, limit: 100, offset: 0 } },
+      { tool: 'list_ip_addresses', args: { device_id: first.body.id, limit: 20, offset: 0 } },
+    ];
+  }
+  if (!['read_result', ...Object.keys(LIST_TOOLS)].includes(first.call.tool) || first.call.args.summary_only === true) return [];
+  // The token budget may cut a page short: fill the batch this answer shows, from the stored result when there is one.
+  const batch = Number(first.call.args.limit ?? 0);
+  const start = Number(first.body.offset ?? 0);
+  const total = Number(first.body.total ?? 0);
+  const next = last.body.next_offset;
+  if (typeof next !== 'number') return [];
+  const end = Math.min(total, start + batch);
+  if (next >= end) return [];
+  const resultId = typeof first.body.result_id === 'string' ? first.body.result_id : undefined;
+  if (resultId !== undefined && first.call.tool !== 'read_result') return [{ tool: 'read_result', args: { result_id: resultId, offset: next, limit: end - next } }];
+  return [{ tool: first.call.tool, args: { ...first.call.args, offset: next, limit: end - next } }];
+}
