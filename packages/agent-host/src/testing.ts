@@ -183,6 +183,15 @@ export interface ToolFuzz {
   readonly call: (name: string, args: Record<string, unknown>) => Promise<FuzzOutcome>;
 }
 
+/** A hostile value, shown in a failure message: never throws (`{ toString: null }` cannot be made a string). */
+function shown(value: unknown): string {
+  try {
+    return (JSON.stringify(value) ?? typeof value).slice(0, 60);
+  } catch {
+    return typeof value;
+  }
+}
+
 /**
  * Registers the shared fuzz suite of a domain's MCP tools (a `describe` of four properties); the domain's own checks
  * (its upstream's data, that the server keeps answering) go in a `describe` after it, with `call`.
@@ -240,7 +249,7 @@ export function describeToolFuzz(options: ToolFuzzOptions): ToolFuzz {
         await fc.assert(
           fc.asyncProperty(validArgs(tool, options.known), bad, async (args, { key, value }) => {
             const outcome = await call(tool.name, Object.fromEntries([...Object.entries(args), [key, value]]));
-            expect(outcome.isError, `${tool.name} took ${key}=${String(value).slice(0, 60)}`).toBe(true);
+            expect(outcome.isError, `${tool.name} took ${key}=${shown(value)}`).toBe(true);
             expect(outcome.body.error).toBe('invalid_argument');
             expect(String(outcome.body.message)).toContain(key);
           }),

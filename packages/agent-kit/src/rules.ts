@@ -3,6 +3,7 @@
  * extractors, giving an intent, its entities and a confidence score. No network, no key, same answer every time.
  * The workflow routes on the confidence with the design note's 0.8 threshold.
  */
+import { LRUCache } from 'lru-cache';
 export const CONFIDENCE_THRESHOLD = 0.8;
 
 export type Complexity = 'simple' | 'complex';
@@ -38,6 +39,11 @@ export interface Extracted {
 
 export interface EntityExtractor {
   readonly name: string;
+  /**
+   * True when what it reads depends on the time of asking ("in the last hour" is a window ending now): a
+   * classification in which it found something is never remembered (`CLASSIFICATION_MEMO`).
+   */
+  readonly clock?: boolean;
   /** `normalised` is the question as classified (lower case, typos corrected); spans refer to it. */
   extract(question: string, normalised: string): EntityValue | Extracted | undefined;
 }
@@ -115,6 +121,29 @@ export function normalise(question: string): string {
 
 export interface RulesClassifier<I extends string> {
   classify(question: string): Classification<I>;
+}
+
+/**
+ * Classifications remembered per classifier, by the question's exact text: the same question (the many askers of a
+ * cached answer) is read once, not once per request. At most `entries` questions of at most `maxChars` characters
+ * each, least recently asked forgotten first; a classification that read the clock (`EntityExtractor.clock`) is
+ * never kept, so a time window always ends at the time of asking. A remembered classification is frozen: callers
+ * share it.
+ */
+export const CLASSIFICATION_MEMO = { entries: 256, maxChars: 512 } as const;
+
+/** Freezes a classification and what it holds (entities' arrays, alternatives, accounting): it is shared. */
+function frozen<I extends string>(c: Classification<I>): Classification<I> {
+  for (const value of Object.values(c.entities)) if (Array.isArray(value)) Object.freeze(value);
+  Object.freeze(c.entities);
+  for (const a of c.alternatives) Object.freeze(a);
+  Object.freeze(c.alternatives);
+  if (c.unused !== undefined) Object.freeze(c.unused);
+  if (c.corrected !== undefined) {
+    for (const k of c.corrected) Object.freeze(k);
+    Object.freeze(c.corrected);
+  }
+  return Object.freeze(c);
 }
 
 const isExtracted = (value: EntityValue | Extracted): value is Extracted => typeof value === 'object' && !Array.isArray(value);
@@ -221,56 +250,70 @@ export function createRulesClassifier<I extends string>(options: RulesClassifier
   const namePrefixes = new Set(options.namePrefixes ?? []);
   const known = new Set(options.known ?? []);
   const understood = (options.understood ?? []).map((re) => new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`));
+  const memo = new LRUCache<string, Classification<I>>({ max: CLASSIFICATION_MEMO.entries });
   return {
     classify(question) {
-      const normalised = normalise(question);
-      const { text, corrected } = vocabulary.size > 0 ? correctTypos(normalised, vocabulary, namePrefixes, known) : { text: normalised, corrected: [] };
-      const used = new Uint8Array(text.length);
-      const entities: Record<string, EntityValue> = {};
-      for (const extractor of options.entities) {
-        const found = extractor.extract(question.slice(0, QUESTION_MAX_CHARS), text);
-        if (found === undefined) continue;
-        const value = isExtracted(found) ? found.value : found;
-        if (value.length === 0) continue;
-        entities[extractor.name] = value;
-        if (isExtracted(found)) {
-          for (const [start, end] of found.spans) cover(used, start, end);
-        }
-      }
-      for (const re of understood) for (const match of text.matchAll(re)) cover(used, match.index, match.index + match[0].length);
-      // A typo read as a word nothing used (neither an entity nor an understood word) stays a word not understood.
-      const applied = corrected.filter((c) => used.subarray(c.at[0], c.at[1]).every((u) => u === 1));
-      const dropped = corrected.filter((c) => !applied.includes(c));
-      // The word typed is the one reported, not the word it was misread as.
-      for (const c of dropped) cover(used, c.at[0], c.at[1]);
-      const accounting =
-        options.understood === undefined
-          ? {}
-          : { unused: [...new Set([...dropped.map((c) => c.from), ...unusedWords(text, used)])], corrected: applied.map(({ from, to }) => ({ from, to })) };
-      const scored = options.rules
-        .map((rule) => {
-          if (rule.unless?.some((re) => re.test(text)) === true) return { rule, confidence: 0 };
-          const weights = rule.patterns.filter((p) => p.pattern.test(text)).map((p) => p.weight);
-          if (weights.length === 0) return { rule, confidence: 0 };
-          let confidence = Math.max(...weights) + 0.03 * (weights.length - 1);
-          for (const name of rule.boostedBy ?? []) if (entities[name] !== undefined) confidence += 0.05;
-          if ((rule.requires ?? []).some((name) => entities[name] === undefined)) confidence *= penalty;
-          return { rule, confidence: Math.min(0.99, confidence) };
-        })
-        .filter((s) => s.confidence > 0)
-        .sort((a, b) => b.confidence - a.confidence);
-      const best = scored[0];
-      if (best === undefined) {
-        return { intent: options.fallback, entities, confidence: 0, complexity: 'simple', alternatives: [], ...accounting };
-      }
-      return {
-        intent: best.rule.intent,
-        entities,
-        confidence: Math.round(best.confidence * 100) / 100,
-        complexity: best.rule.complexity,
-        alternatives: scored.slice(1, 3).map((s) => ({ intent: s.rule.intent, confidence: Math.round(s.confidence * 100) / 100 })),
-        ...accounting,
-      };
+      const remembered = question.length <= CLASSIFICATION_MEMO.maxChars ? memo.get(question) : undefined;
+      if (remembered !== undefined) return remembered;
+      const { classification, clocked } = classifyNow(question);
+      if (clocked || question.length > CLASSIFICATION_MEMO.maxChars) return classification;
+      const kept = frozen(classification);
+      memo.set(question, kept);
+      return kept;
     },
   };
+
+  function classifyNow(question: string): { readonly classification: Classification<I>; readonly clocked: boolean } {
+    const normalised = normalise(question);
+    const { text, corrected } = vocabulary.size > 0 ? correctTypos(normalised, vocabulary, namePrefixes, known) : { text: normalised, corrected: [] };
+    const used = new Uint8Array(text.length);
+    const entities: Record<string, EntityValue> = {};
+    let clocked = false;
+    for (const extractor of options.entities) {
+      const found = extractor.extract(question.slice(0, QUESTION_MAX_CHARS), text);
+      if (found === undefined) continue;
+      const value = isExtracted(found) ? found.value : found;
+      if (value.length === 0) continue;
+      entities[extractor.name] = value;
+      if (extractor.clock === true) clocked = true;
+      if (isExtracted(found)) {
+        for (const [start, end] of found.spans) cover(used, start, end);
+      }
+    }
+    for (const re of understood) for (const match of text.matchAll(re)) cover(used, match.index, match.index + match[0].length);
+    // A typo read as a word nothing used (neither an entity nor an understood word) stays a word not understood.
+    const applied = corrected.filter((c) => used.subarray(c.at[0], c.at[1]).every((u) => u === 1));
+    const dropped = corrected.filter((c) => !applied.includes(c));
+    // The word typed is the one reported, not the word it was misread as.
+    for (const c of dropped) cover(used, c.at[0], c.at[1]);
+    const accounting =
+      options.understood === undefined
+        ? {}
+        : { unused: [...new Set([...dropped.map((c) => c.from), ...unusedWords(text, used)])], corrected: applied.map(({ from, to }) => ({ from, to })) };
+    const scored = options.rules
+      .map((rule) => {
+        if (rule.unless?.some((re) => re.test(text)) === true) return { rule, confidence: 0 };
+        const weights = rule.patterns.filter((p) => p.pattern.test(text)).map((p) => p.weight);
+        if (weights.length === 0) return { rule, confidence: 0 };
+        let confidence = Math.max(...weights) + 0.03 * (weights.length - 1);
+        for (const name of rule.boostedBy ?? []) if (entities[name] !== undefined) confidence += 0.05;
+        if ((rule.requires ?? []).some((name) => entities[name] === undefined)) confidence *= penalty;
+        return { rule, confidence: Math.min(0.99, confidence) };
+      })
+      .filter((s) => s.confidence > 0)
+      .sort((a, b) => b.confidence - a.confidence);
+    const best = scored[0];
+    if (best === undefined) {
+      return { classification: { intent: options.fallback, entities, confidence: 0, complexity: 'simple', alternatives: [], ...accounting }, clocked };
+    }
+    const classification: Classification<I> = {
+      intent: best.rule.intent,
+      entities,
+      confidence: Math.round(best.confidence * 100) / 100,
+      complexity: best.rule.complexity,
+      alternatives: scored.slice(1, 3).map((s) => ({ intent: s.rule.intent, confidence: Math.round(s.confidence * 100) / 100 })),
+      ...accounting,
+    };
+    return { classification, clocked };
+  }
 }

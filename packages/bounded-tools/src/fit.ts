@@ -68,7 +68,7 @@ const inner = (object: JsonObject): string => JSON.stringify(object).slice(1, -1
  * The envelope's text, in two lines: `{` list part `,\n`, then the page part up to `"items":[` (no line break).
  * `lists` remembers list parts already written (a page's candidates share theirs).
  */
-function envelopeParts(envelope: PageEnvelope, lists?: WeakMap<JsonObject, string>): { readonly list: string; readonly page: string } {
+function envelopeParts(envelope: PageEnvelope, lists?: Map<JsonObject, string>): { readonly list: string; readonly page: string } {
   let list = lists?.get(envelope.list);
   if (list === undefined) {
     list = inner(envelope.list);
@@ -80,7 +80,7 @@ function envelopeParts(envelope: PageEnvelope, lists?: WeakMap<JsonObject, strin
 }
 
 /** A page's text: the envelope, then the items' JSON one per line (see ITEM_SEPARATOR). */
-export function pageText(envelope: PageEnvelope, items: readonly string[], lists?: WeakMap<JsonObject, string>): string {
+export function pageText(envelope: PageEnvelope, items: readonly string[], lists?: Map<JsonObject, string>): string {
   const { list, page } = envelopeParts(envelope, lists);
   return items.length === 0 ? `${list}${page}]}` : `${list}${page}\n${items.join(ITEM_SEPARATOR)}${PAGE_END}`;
 }
@@ -205,7 +205,8 @@ const FIT_ROUNDS = 4;
  */
 export async function fitItems(items: PageItems, build: (returned: number, truncated: boolean) => PageEnvelope, budget: number, counter: TokenCounter): Promise<FitOutcome> {
   // The candidates of a page share one list part (`build` hands the same object back): written once.
-  const lists = new WeakMap<JsonObject, string>();
+  // A Map, not a WeakMap: it lives for this page only, and a WeakMap's table is allocated in the old generation.
+  const lists = new Map<JsonObject, string>();
   const whole = (envelope: PageEnvelope, texts: readonly string[]): { text: string; tokens: number } => {
     const text = pageText(envelope, texts, lists);
     return { text, tokens: counter.count(text) };

@@ -356,7 +356,7 @@ function entities(now: () => number): readonly EntityExtractor[] {
     { name: 'repo', extract: (_q, t) => repoOf(t) },
     { name: 'name_contains', extract: (_q, t) => nameContains(t) },
     { name: 'name_guess', extract: (_q, t) => (nameContains(t) === undefined ? nameGuess(t) : undefined) },
-    { name: 'window', extract: (_q, t) => timeWindow(t, now()) },
+    { name: 'window', clock: true, extract: (_q, t) => timeWindow(t, now()) },
     { name: 'phase', extract: (_q, t) => operationPhase(t) },
     { name: 'auto_sync', extract: (_q, t) => autoSync(t) },
     { name: 'group_by', extract: (_q, t) => groupBy(t) },
