@@ -26,13 +26,24 @@ export function asksForFreshData(question: string): boolean {
   return FRESH.test(question);
 }
 
+/** Keys of classifications already keyed: a remembered classification (the classifier's memo) is keyed once. */
+const keys = new WeakMap<Classification<string>, string>();
+
+/** Code-unit order: entity names are plain ASCII, and no locale collation (ICU) runs per request. */
+const byName = ([a]: readonly [string, unknown], [b]: readonly [string, unknown]): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The cache key of a classified question: the intent and its entities, normalised (order, case, spacing). */
 export function answerKey<I extends string>(classification: Classification<I>): string {
+  const known = keys.get(classification);
+  if (known !== undefined) return known;
   const entities = Object.entries(classification.entities)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => [k, (Array.isArray(v) ? [...(v as readonly string[])].map((x) => String(x).trim().toLowerCase()).sort() : String(v).trim().toLowerCase())] as const)
-    .sort(([a], [b]) => a.localeCompare(b));
-  return JSON.stringify([classification.intent, entities]);
+    .sort(byName);
+  const key = JSON.stringify([classification.intent, entities]);
+  // Only a frozen classification is remembered (one the classifier's memo hands out again); others are per request.
+  if (Object.isFrozen(classification)) keys.set(classification, key);
+  return key;
 }
 
 export type CacheEvent = 'hit' | 'miss' | 'eviction';

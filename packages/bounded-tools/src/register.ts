@@ -12,9 +12,12 @@ import type { ToolPayload, ToolSpec } from './types.js';
  * own ("Input validation error: …": no remedy, and the call never reaches our metrics). We hand it a schema that
  * only advertises the zod schema's JSON Schema (for `tools/list`) and accepts any value, and validate in the
  * handler ourselves, so a bad argument becomes our isError result that names the valid range, counted like every
- * other call.
+ * other call. Output schemas are advertised the same way: the SDK would otherwise parse every successful result's
+ * `structuredContent` again (a deep copy of each page: a fifth of a paging call's garbage) though the kit built it
+ * from the very JSON its text carries; clients validate it against the advertised JSON Schema (the agents with the
+ * zod schemas themselves, `mcpToolCaller`), and the tools' tests check every tool's output against its schema.
  */
-function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
+function advertiseOnly(schema: z.ZodType): StandardSchemaWithJSON {
   let advertised = advertisedSchemas.get(schema);
   if (advertised === undefined) {
     const std = schema['~standard'];
@@ -29,7 +32,7 @@ function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
  * request in flight (`mcpServerPool`). Keyed by the tool's own schema object, so a tool whose input is a module
  * constant shares it across servers.
  */
-const advertisedSchemas = new WeakMap<z.ZodObject, StandardSchemaWithJSON>();
+const advertisedSchemas = new WeakMap<z.ZodType, StandardSchemaWithJSON>();
 
 function describeIssues(error: z.ZodError): string {
   return error.issues
@@ -44,7 +47,7 @@ function describeIssues(error: z.ZodError): string {
 /**
  * Registers one tool on the server: arguments validated (bad → isError naming the range), the payload rendered,
  * failures turned into isError results (a bug logged with its stack, answered with a stable message), every call
- * measured and counted. The SDK checks a successful result's `structuredContent` against `spec.output`.
+ * measured and counted. A successful result carries `structuredContent`, advertised as `spec.output` (see advertiseOnly).
  */
 export function registerTool<S extends z.ZodObject>(
   server: McpServer,
@@ -64,7 +67,7 @@ export function registerTool<S extends z.ZodObject>(
       title: spec.title,
       description: spec.description,
       inputSchema: advertiseOnly(spec.input),
-      ...(spec.output === undefined ? {} : { outputSchema: spec.output }),
+      ...(spec.output === undefined ? {} : { outputSchema: advertiseOnly(spec.output) }),
       annotations: { readOnlyHint: true },
     },
     async (rawArgs: unknown, sdkCtx) => {
