@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryResultStore, createSnapshotCache, SNAPSHOT_DEFAULTS, type BoundedToolResult, type ResultStore, type SnapshotCache } from '@flotilla/bounded-tools';
-import { silentLogger } from '@flotilla/core';
-import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { callToolOk, toolsAgainstSimulator } from '@flotilla/agent-host/testing';
+import { createMemoryResultStore, createSnapshotCache, SNAPSHOT_DEFAULTS } from '@flotilla/bounded-tools';
+import { createMetrics } from '@flotilla/metrics';
 import { generateArgoEstate, startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
-import { loadTokenCounter } from '@flotilla/tokens';
 import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
 import { ArgoCdClient } from './client/argocd-client.js';
 import { connectArgoCdToolsInProcess } from './server.js';
@@ -17,38 +16,26 @@ const TOKEN = 'snapshot-token-0123456789';
 const estate = generateArgoEstate();
 type Json = Record<string, unknown>;
 
-let sim: RunningSimulator;
-let metrics: FlotillaMetrics;
-let store: ResultStore;
-let snapshots: SnapshotCache;
-let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
+const metrics = createMetrics();
+const store = createMemoryResultStore({ metrics });
 /** The snapshot cache's clock: tests move it instead of waiting. */
 let clock = Date.parse('2026-01-01T00:00:00Z');
-
-beforeAll(async () => {
-  sim = await startArgoCdSimulator({ token: TOKEN, estate });
-  metrics = createMetrics();
-  store = createMemoryResultStore({ metrics });
-  snapshots = createSnapshotCache(store, { metrics, now: () => clock });
-  const client = new ArgoCdClient({ baseUrl: sim.url, token: TOKEN, limits: UPSTREAM_DEFAULTS, metrics, logger: silentLogger() });
+const snapshots = createSnapshotCache(store, { metrics, now: () => clock });
+let sim: RunningSimulator;
+const tools = toolsAgainstSimulator({
+  simulator: async () => {
+    sim = await startArgoCdSimulator({ token: TOKEN, estate });
+    return sim;
+  },
+  connect: (url, deps) => connectArgoCdToolsInProcess({ ...deps, client: new ArgoCdClient({ baseUrl: url, token: TOKEN, limits: UPSTREAM_DEFAULTS, metrics: deps.metrics, logger: deps.logger }) }),
   // A budget that holds 100 rows, so `limit` 100 pages step by exactly 100 as in the issue.
-  tools = await connectArgoCdToolsInProcess({ client, counter: await loadTokenCounter(), store, metrics, logger: silentLogger(), budgetTokens: 20_000, snapshots });
-});
-afterAll(async () => {
-  await tools.close();
-  await store.close();
-  await sim.close();
+  deps: { metrics, store, snapshots, budgetTokens: 20_000 },
 });
 beforeEach(() => {
   sim.resetStats();
 });
 
-async function page(args: Json): Promise<Json> {
-  const result = (await tools.client.callTool({ name: 'list_applications', arguments: args })) as BoundedToolResult & { isError?: boolean };
-  expect(result.isError ?? false).toBe(false);
-  const first = result.content[0];
-  return JSON.parse(first?.type === 'text' ? first.text : '{}') as Json;
-}
+const page = (args: Json): Promise<Json> => callToolOk(tools().client, 'list_applications', args);
 
 async function snapshotRequests(outcome: 'hit' | 'miss' | 'bypass'): Promise<number> {
   const { values } = await metrics.cacheRequests.get();

@@ -1,9 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryResultStore, type BoundedToolResult, type ResultStore } from '@flotilla/bounded-tools';
-import { silentLogger } from '@flotilla/core';
-import { createMetrics } from '@flotilla/metrics';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { callToolOk, toolsAgainstSimulator } from '@flotilla/agent-host/testing';
 import { generateNetBoxEstate, startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
-import { loadTokenCounter } from '@flotilla/tokens';
 import { NetBoxClient } from './client/netbox-client.js';
 import { connectNetBoxToolsInProcess } from './server.js';
 
@@ -17,31 +14,18 @@ const estate = generateNetBoxEstate();
 type Json = Record<string, unknown>;
 
 let sim: RunningNetBoxSimulator;
-let store: ResultStore;
-let tools: Awaited<ReturnType<typeof connectNetBoxToolsInProcess>>;
-
-beforeAll(async () => {
-  sim = await startNetBoxSimulator({ token: TOKEN, estate });
-  const metrics = createMetrics();
-  store = createMemoryResultStore({ metrics });
-  const client = new NetBoxClient({ baseUrl: sim.url, token: TOKEN, metrics, logger: silentLogger() });
-  tools = await connectNetBoxToolsInProcess({ client, counter: await loadTokenCounter(), store, metrics, logger: silentLogger() });
-});
-afterAll(async () => {
-  await tools.close();
-  await store.close();
-  await sim.close();
+const tools = toolsAgainstSimulator({
+  simulator: async () => {
+    sim = await startNetBoxSimulator({ token: TOKEN, estate });
+    return sim;
+  },
+  connect: (url, deps) => connectNetBoxToolsInProcess({ ...deps, client: new NetBoxClient({ baseUrl: url, token: TOKEN, metrics: deps.metrics, logger: deps.logger }) }),
 });
 beforeEach(() => {
   sim.resetStats();
 });
 
-async function call(name: string, args: Json): Promise<Json> {
-  const result = (await tools.client.callTool({ name, arguments: args })) as BoundedToolResult & { isError?: boolean };
-  expect(result.isError ?? false).toBe(false);
-  const first = result.content[0];
-  return JSON.parse(first?.type === 'text' ? first.text : '{}') as Json;
-}
+const call = (name: string, args: Json): Promise<Json> => callToolOk(tools().client, name, args);
 
 describe('NetBox relation walks page from a snapshot', () => {
   const ams1 = new Set(estate.devices.filter((d) => d.site.slug === 'ams1').map((d) => d.id));

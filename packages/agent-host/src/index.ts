@@ -16,7 +16,13 @@ export {
   type SimulatorStarter,
   type StartedSimulator,
 } from './agent.js';
+import type { DomainWorkflowOptions } from './workflow.js';
 export { createDomainWorkflow, type DomainWorkflowOptions } from './workflow.js';
+/**
+ * What a domain's `createXAgent` takes: the shared workflow's options, less what the domain itself brings (its
+ * classifier, domain, cacheable intents and output schemas). A domain extends it with options of its own.
+ */
+export type DomainAgentOptions<I extends string, M> = Omit<DomainWorkflowOptions<I, M>, 'classifier' | 'domain' | 'cacheableIntents' | 'outputSchemas'>;
 export { GENERIC_PATTERNS, helpRule } from './intents.js';
 export {
   defineDomainMcp,

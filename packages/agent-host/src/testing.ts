@@ -1,8 +1,10 @@
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import type { Client, Tool } from '@modelcontextprotocol/client';
+import { CONFIDENCE_THRESHOLD, mcpToolCaller, type Classification } from '@flotilla/agent-kit';
 import { createMemoryResultStore, LIMITS, measureToolResult, type BoundedToolResult } from '@flotilla/bounded-tools';
 import { silentLogger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
@@ -10,7 +12,9 @@ import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import type { ToolsetDeps } from './mcp.js';
 
 /**
- * `@flotilla/agent-host/testing`: the fuzz suite every domain's MCP tools must pass, for its `tools.fuzz.test.ts`.
+ * `@flotilla/agent-host/testing`: what the domains' tests share: their tools in process against their simulator
+ * (`toolsAgainstSimulator`), the output-schema suite (`describeToolOutputs`), fake upstreams of a test's own
+ * (`fakeUpstream`, `streamParts`), and the fuzz suite every domain's MCP tools must pass, for its `tools.fuzz.test.ts`.
  * Every tool is called through a real MCP client (in memory, against the domain's simulator) with arguments fast-check
  * makes from the tool's own advertised schema: wrong types, extra keys, huge, unicode and lone-surrogate strings,
  * NaN, infinities, huge and negative numbers, deep objects, and regexes that backtrack. Every call returns a result
@@ -165,15 +169,121 @@ async function callBounded(mcp: Client, counter: TokenCounter, name: string, arg
 /** Runs of each property (fast-check's numRuns). */
 export const FUZZ_RUNS = 50;
 
-export interface ToolFuzzOptions {
+/** A simulator (or any upstream) a suite starts. */
+export interface StartedUpstream {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** An MCP client to a domain's tools, and how to end it. */
+export interface ToolsConnection {
+  readonly client: Client;
+  close(): Promise<void>;
+}
+
+/** What a suite's tools run against: the upstream's simulator, and how the tools connect to it. */
+export interface ToolsAgainstSimulatorOptions<S extends StartedUpstream> {
+  /** Starts the upstream's simulator (its estate seeded by the test); closed after the suite. */
+  simulator(): Promise<S>;
+  /** Connects an MCP client to the tools in process against the simulator at `url`, with the suite's shared parts. */
+  connect(url: string, deps: ToolsetDeps<undefined>): Promise<ToolsConnection>;
+  /** Parts of the tools' deps the test brings (metrics it reads, a store, snapshots, a budget); fresh ones otherwise. */
+  readonly deps?: Partial<Omit<ToolsetDeps<undefined>, 'client' | 'counter'>> | undefined;
+}
+
+/** The suite's running parts, once its `beforeAll` ran. */
+export interface ToolsAgainstSimulator<S extends StartedUpstream> {
+  readonly simulator: S;
+  readonly client: Client;
+  readonly counter: TokenCounter;
+}
+
+/**
+ * The domain's tools in process against its simulator for the suite it is called in: started before its tests
+ * (fresh metrics and a memory result store counted in them, unless `deps` brings them), closed after (connection,
+ * store, simulator).
+ */
+export function toolsAgainstSimulator<S extends StartedUpstream>(options: ToolsAgainstSimulatorOptions<S>): () => ToolsAgainstSimulator<S> {
+  let running: (ToolsAgainstSimulator<S> & { readonly connection: ToolsConnection; readonly deps: ToolsetDeps<undefined> }) | undefined;
+  let simulator: S | undefined;
+  beforeAll(async () => {
+    const counter = await loadTokenCounter();
+    simulator = await options.simulator();
+    const metrics = options.deps?.metrics ?? createMetrics();
+    const deps: ToolsetDeps<undefined> = { client: undefined, counter, store: createMemoryResultStore({ metrics }), metrics, logger: silentLogger(), ...options.deps };
+    const connection = await options.connect(simulator.url, deps);
+    running = { simulator, client: connection.client, counter, connection, deps };
+  });
+  afterAll(async () => {
+    await running?.connection.close();
+    await running?.deps.store.close();
+    await simulator?.close();
+  });
+  return () => {
+    if (running === undefined) throw new Error('the tools are not connected (use them from a test)');
+    return running;
+  };
+}
+
+/** A tool call that must succeed, through the MCP client: its JSON body. */
+export async function callToolOk(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = (await client.callTool({ name, arguments: args })) as BoundedToolResult & { isError?: boolean };
+  expect(result.isError ?? false, name).toBe(false);
+  const first = result.content[0];
+  return JSON.parse(first?.type === 'text' ? first.text : '{}') as Record<string, unknown>;
+}
+
+/** Calls a tool through the agent's caller (its result validated by the tool's zod schema) and checks it succeeded. */
+export type AskTool = (tool: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+export interface ToolOutputsOptions {
+  /** How people name the upstream ("Argo CD"): the suite's title. */
+  readonly title: string;
+  /** Every tool name of the domain. */
+  readonly tools: readonly string[];
+  /** The tools' output schemas by name (the domain's tools module's). */
+  readonly schemas: Readonly<Record<string, z.ZodType>>;
+  /** The suite's MCP client, once connected. */
+  client(): Client;
+  /** Calls every tool of the domain at least once, with arguments its upstream answers. */
+  exercise(ask: AskTool): Promise<void>;
+}
+
+/**
+ * Registers the output-schema suite of a domain's MCP tools: every tool declares an output schema and the server
+ * advertises each; every tool's result (in `exercise`) passes the agent's caller, which validates it with the same zod
+ * schema, and its structuredContent equals its JSON text (the MCP client checks it against the advertised schema).
+ */
+export function describeToolOutputs(options: ToolOutputsOptions): void {
+  describe(`${options.title} tool outputs`, () => {
+    it('declares an output schema for every tool, and the server advertises each', async () => {
+      expect(Object.keys(options.schemas).sort()).toEqual([...options.tools].sort());
+      const { tools: listed } = await options.client().listTools();
+      for (const tool of listed) expect(tool.outputSchema?.type, tool.name).toBe('object');
+    });
+
+    it('answers every tool with structured content its schema validates, equal to its JSON text', async () => {
+      const client = options.client();
+      await client.listTools();
+      const call = mcpToolCaller(client, { schemas: options.schemas });
+      const signal = new AbortController().signal;
+      await options.exercise(async (tool, args) => {
+        const result = await call({ tool, args }, signal);
+        expect(result.isError, `${tool}: ${JSON.stringify(result.body).slice(0, 300)}`).toBe(false);
+        const raw = await client.callTool({ name: tool, arguments: args });
+        const first = (raw.content as { type: string; text?: string }[])[0];
+        expect(raw.structuredContent).toEqual(JSON.parse(first?.text ?? '{}'));
+        return result.body;
+      });
+    });
+  });
+}
+
+export interface ToolFuzzOptions extends Omit<ToolsAgainstSimulatorOptions<StartedUpstream>, 'deps'> {
   /** How people name the upstream ("Argo CD"): the suite's title. */
   readonly title: string;
   /** The tool names the server must list, in order. */
   readonly tools: readonly string[];
-  /** Starts the upstream's simulator (its estate seeded by the test); closed after the suite. */
-  simulator(): Promise<{ readonly url: string; close(): Promise<void> }>;
-  /** Connects an MCP client to the tools in process against the simulator at `url`, with the suite's shared parts. */
-  connect(url: string, deps: ToolsetDeps<undefined>): Promise<{ readonly client: Client; close(): Promise<void> }>;
   /** Names the upstream knows, read when the properties run (so `connect` may fill it from the live upstream). */
   readonly known: Known;
 }
@@ -197,24 +307,15 @@ function shown(value: unknown): string {
  * (its upstream's data, that the server keeps answering) go in a `describe` after it, with `call`.
  */
 export function describeToolFuzz(options: ToolFuzzOptions): ToolFuzz {
-  let connection: { readonly client: Client; close(): Promise<void> } | undefined;
-  let counter: TokenCounter | undefined;
+  const tools = toolsAgainstSimulator({ simulator: options.simulator, connect: options.connect });
   let listed: readonly Tool[] = [];
   const runs = { numRuns: FUZZ_RUNS };
   const call = (name: string, args: Record<string, unknown>): Promise<FuzzOutcome> => {
-    if (connection === undefined || counter === undefined) throw new Error('the fuzz suite is not connected (call it from a test)');
-    return callBounded(connection.client, counter, name, args);
+    const { client, counter } = tools();
+    return callBounded(client, counter, name, args);
   };
-  let simulator: { readonly url: string; close(): Promise<void> } | undefined;
   beforeAll(async () => {
-    counter = await loadTokenCounter();
-    simulator = await options.simulator();
-    connection = await options.connect(simulator.url, { client: undefined, counter, store: createMemoryResultStore(), metrics: createMetrics(), logger: silentLogger() });
-    listed = (await connection.client.listTools()).tools;
-  });
-  afterAll(async () => {
-    await connection?.close();
-    await simulator?.close();
+    listed = (await tools().client.listTools()).tools;
   });
 
   describe(`${options.title} MCP tools under hostile arguments (fuzz)`, () => {
@@ -272,6 +373,51 @@ export function describeToolFuzz(options: ToolFuzzOptions): ToolFuzz {
   });
   return { call };
 }
+
+/** A phrasing people type, the intent it must be read as, and the entities it must yield. */
+export type IntentCase<I extends string> = readonly [question: string, intent: I, entities: Readonly<Record<string, unknown>>];
+
+/**
+ * How a classifier misreads a phrasing, or undefined when it reads it right: the intent, each entity named (compared
+ * as JSON), and confident (below the threshold for `unknown`: a question it cannot answer must not be acted on).
+ */
+export function misreading<I extends string>(classifier: { classify(question: string): Classification<I> }, [question, intent, entities]: IntentCase<I>): string | undefined {
+  const got = classifier.classify(question);
+  const ok = got.intent === intent && Object.entries(entities).every(([k, v]) => JSON.stringify(got.entities[k]) === JSON.stringify(v));
+  const confident = intent === 'unknown' ? got.confidence < CONFIDENCE_THRESHOLD : got.confidence >= CONFIDENCE_THRESHOLD;
+  return ok && confident ? undefined : `${question} → ${got.intent} ${JSON.stringify(got.entities)} (${got.confidence}); wanted ${intent} ${JSON.stringify(entities)}`;
+}
+
+/** An HTTP server of a test's own (a fake upstream that misbehaves on purpose), for the suite it is called in. */
+export interface FakeUpstream {
+  /** Its base URL (http://127.0.0.1:<port>), once started. */
+  readonly url: string;
+}
+
+/**
+ * Serves `handler` on 127.0.0.1 at a free port for the suite it is called in: started before its tests, closed after
+ * (open connections too, so a stream that never ends does not hold the close).
+ */
+export function fakeUpstream(handler: RequestListener): FakeUpstream {
+  const server = createServer(handler);
+  let url: string | undefined;
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return {
+    get url(): string {
+      if (url === undefined) throw new Error('the fake upstream is not started (use it from a test)');
+      return url;
+    },
+  };
+}
+
+export { streamParts } from '@flotilla/upstream/testing';
 
 /** A port free on 127.0.0.1 right now (for a server a test starts later, on purpose, at a known address). */
 export async function freePort(): Promise<number> {

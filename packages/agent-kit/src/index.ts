@@ -90,7 +90,8 @@ export {
   type HeldConversationLock,
   type RedisConversationLockOptions,
 } from './conversation-queue.js';
-export { markdownTable, countLines, toolErrorText, helpText } from './present.js';
+export { markdownTable, countLines, toolErrorText, helpText, helpAnswer, cannotAnswerText, nextPageAnswer, type NextPageAnswerOptions } from './present.js';
+export { oneValue, withoutPaging, pageOffset, pageShortfall, type PagePosition, type PageShortfall } from './paging.js';
 export {
   answerWhenConnected,
   connectTools,

@@ -7,33 +7,13 @@ import type { UpstreamStreamError } from './classify.js';
 import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamHttpOptions, type UpstreamLimits } from './http.js';
 import { JsonValueTooLarge } from './json-items.js';
 import { LineSplitter } from './lines.js';
+import { streamParts as stream } from './testing.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** One message of a server stream, one JSON value per line. */
 const entry = (i: number, content = `line ${i}`): string => `${JSON.stringify({ result: { content, timeStampStr: `2025-01-01T00:00:${String(i % 60).padStart(2, '0')}Z`, last: false } })}\n`;
-
-/** Writes `parts` with backpressure until they end or the client hangs up; resolves with the parts written. */
-async function stream(res: ServerResponse, parts: Iterable<string | Buffer>): Promise<number> {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  let written = 0;
-  for (const part of parts) {
-    if (res.destroyed) return written;
-    written += 1;
-    if (!res.write(part)) {
-      await new Promise<void>((drained) => {
-        const done = (): void => {
-          res.off('drain', done).off('close', done);
-          drained();
-        };
-        res.on('drain', done).on('close', done);
-      });
-    }
-  }
-  res.end();
-  return written;
-}
 
 function* forever(): Generator<string> {
   for (let i = 0; ; i += 1) yield entry(i);

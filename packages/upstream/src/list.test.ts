@@ -5,27 +5,10 @@ import { z } from 'zod';
 import { createLogger, FlotillaError, silentLogger, type Logger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamLimits } from './http.js';
+import { streamParts as stream } from './testing.js';
 
 const MiB = 1024 * 1024;
 const BLOB_CHUNK = Buffer.alloc(1_000_000, 'x');
-
-/** Writes `parts` with backpressure; a client that hangs up ends the write. */
-async function stream(res: ServerResponse, parts: Iterable<Buffer | string>): Promise<void> {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  for (const part of parts) {
-    if (res.destroyed) return;
-    if (!res.write(part)) {
-      await new Promise<void>((drained) => {
-        const done = (): void => {
-          res.off('drain', done).off('close', done);
-          drained();
-        };
-        res.on('drain', done).on('close', done);
-      });
-    }
-  }
-  res.end();
-}
 
 function* blobBody(): Generator<Buffer | string> {
   yield '{"metadata":{"resourceVersion":"1"},"blob":"';
@@ -33,7 +16,7 @@ function* blobBody(): Generator<Buffer | string> {
   yield '","items":[{"name":"a"},{"name":"b"}]}';
 }
 
-const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<void> | void> = {
+const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<unknown> | void> = {
   '/blob': (_req, res) => stream(res, blobBody()),
   '/big-item': (_req, res) =>
     stream(res, [JSON.stringify({ items: [{ name: 'a' }, { name: 'b', spec: { source: { helm: { values: 'v'.repeat(2 * MiB) } } } }, { name: 'c' }] })]),

@@ -1,8 +1,5 @@
-import type { Client } from '@modelcontextprotocol/client';
-import type { BaseCheckpointSaver } from '@langchain/langgraph';
-import { createDomainWorkflow } from '@flotilla/agent-host';
-import { CONFIDENCE_THRESHOLD, notApplied, questionParts, type AnswerCacheStore, type CachedTurn, type CapabilityIndex, type AgentModel, type Classification, type MemoryStore, type TurnResult } from '@flotilla/agent-kit';
-import type { TokenCounter } from '@flotilla/tokens';
+import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
+import { CONFIDENCE_THRESHOLD, notApplied, questionParts, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
 import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
@@ -10,21 +7,8 @@ import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
 export const CACHEABLE_INTENTS: readonly ArgoIntent[] = ['list_applications', 'application_details', 'search', 'attention', 'list_projects', 'list_applicationsets', 'list_clusters', 'help'];
 
-export interface ArgoCdAgentOptions {
-  /** An MCP client connected to the Argo CD MCP server (in memory or over HTTP). */
-  readonly mcp: Client;
-  readonly counter: TokenCounter;
-  /** The rules model by default; an LLM model plugs in here later. */
-  readonly model?: AgentModel<ArgoIntent>;
-  readonly checkpointer?: BaseCheckpointSaver;
-  /** The tools' capability index: the "what can you do" answer lists it. */
-  readonly capabilities?: CapabilityIndex | undefined;
-  /** The memory guard's budget factor (0.5 while memory is tight): halves the answer budget. */
-  readonly budgetFactor?: (() => number) | undefined;
-  /** Reuses answers to the same standalone question for 5 minutes (never continuations, never "refresh"/"now"). */
-  readonly answerCache?: AnswerCacheStore<CachedTurn<ArgoIntent, ArgoMemory>> | undefined;
-  /** What the next turn of a conversation needs ("next page"); in memory by default, Redis to share it between replicas. */
-  readonly memoryStore?: MemoryStore<ArgoMemory> | undefined;
+/** The shared workflow's options (an MCP client to the Argo CD MCP server, …) and the agent's clock. */
+export interface ArgoCdAgentOptions extends DomainAgentOptions<ArgoIntent, ArgoMemory> {
   /** The clock "in the last hour" is measured from (Date.now by default; fixed in tests and benchmarks). */
   readonly now?: (() => number) | undefined;
 }

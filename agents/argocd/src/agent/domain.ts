@@ -1,4 +1,22 @@
-import { countLines, helpText, markdownTable, toolErrorText, type AgentDomain, type Answer, type Classification, type Entities, type ToolCall, type ToolResult } from '@flotilla/agent-kit';
+import {
+  cannotAnswerText,
+  countLines,
+  helpAnswer,
+  markdownTable,
+  nextPageAnswer,
+  oneValue,
+  pageOffset,
+  pageShortfall,
+  toolErrorText,
+  withoutPaging,
+  type AgentDomain,
+  type Answer,
+  type CapabilityIndex,
+  type Classification,
+  type Entities,
+  type ToolCall,
+  type ToolResult,
+} from '@flotilla/agent-kit';
 import { NOT_HEALTHY, type ArgoIntent } from './intents.js';
 
 /** Presentation rules of the design note, applied by code. */
@@ -31,7 +49,6 @@ export interface ArgoMemory {
   readonly end?: number | undefined;
 }
 
-const one = (value: Entities[string] | undefined): string | undefined => (typeof value === 'string' ? value : value?.[0]);
 const many = (value: Entities[string] | undefined): readonly string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : value);
 
 /** Entities that narrow a list; an intent that cannot apply one says so. */
@@ -69,22 +86,22 @@ function envSelector(values: readonly string[]): string[] {
 /** Filters of list_applications from the entities of a question. */
 export function applicationFilters(entities: Entities): Args {
   const selector: string[] = [...envSelector(many(entities.env))];
-  const team = one(entities.team);
+  const team = oneValue(entities.team);
   if (team !== undefined) selector.push(`team=${team}`);
   selector.push(...many(entities.label), ...many(entities.label_exists));
   const args: Args = {};
   const statuses = (value: Entities[string] | undefined): string | readonly string[] | undefined => (value === undefined ? undefined : typeof value === 'string' ? value : [...value]);
   if (entities.sync !== undefined) args.sync_status = statuses(entities.sync);
   if (entities.health !== undefined) args.health_status = statuses(entities.health);
-  if (entities.project !== undefined) args.project = one(entities.project);
+  if (entities.project !== undefined) args.project = oneValue(entities.project);
   if (entities.cluster !== undefined) args.cluster = typeof entities.cluster === 'string' ? entities.cluster : [...entities.cluster];
-  if (entities.namespace !== undefined) args.namespace = one(entities.namespace);
-  if (entities.repo !== undefined) args.repo = one(entities.repo);
-  if (entities.name_contains !== undefined) args.name_contains = one(entities.name_contains);
-  else if (entities.name_guess !== undefined) args.name_contains = one(entities.name_guess);
-  const phase = one(entities.phase);
+  if (entities.namespace !== undefined) args.namespace = oneValue(entities.namespace);
+  if (entities.repo !== undefined) args.repo = oneValue(entities.repo);
+  if (entities.name_contains !== undefined) args.name_contains = oneValue(entities.name_contains);
+  else if (entities.name_guess !== undefined) args.name_contains = oneValue(entities.name_guess);
+  const phase = oneValue(entities.phase);
   if (phase !== undefined) args.operation_phase = phase === 'Failed' ? ['Failed', 'Error'] : phase;
-  const auto = one(entities.auto_sync);
+  const auto = oneValue(entities.auto_sync);
   if (auto !== undefined) args.auto_sync = auto === 'true';
   const [field, after, before] = many(entities.window);
   if (field !== undefined) {
@@ -339,7 +356,7 @@ function unappliedFilters(c: Classification<ArgoIntent>): string[] {
     const value = c.entities[name];
     if (value === undefined || applies.has(name)) continue;
     // The name a search looks for is read as both; the search applies it.
-    if (name === 'application' && c.intent === 'search' && one(value) === one(c.entities.query)) continue;
+    if (name === 'application' && c.intent === 'search' && oneValue(value) === oneValue(c.entities.query)) continue;
     out.push(`${name.replace(/_/g, ' ')} ${typeof value === 'string' ? value : value.filter((v) => v !== '').join(' ')}`);
   }
   return out;
@@ -386,7 +403,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
           return [page('list_applications', { ...scope, sync_status: 'OutOfSync' }), page('list_applications', { ...scope, health_status: [...NOT_HEALTHY] })];
         }
         case 'application_details': {
-          const name = one(e.application);
+          const name = oneValue(e.application);
           const diagnostic = e.diagnose !== undefined || e.health !== undefined || e.sync !== undefined;
           const calls: ToolCall[] = [{ tool: 'get_application', args: { name, sections: diagnostic ? ['summary', 'resources', 'conditions', 'operation'] : ['summary', 'resources'] } }];
           // The tree comes unhealthy first: its first rows are the resources to look at.
@@ -395,7 +412,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
           return calls;
         }
         case 'search': {
-          const query = one(e.query);
+          const query = oneValue(e.query);
           // "find payments in prod": a search cannot filter; the application list can, by name.
           if (Object.keys(filters).length > 0 && query !== undefined) return [page('list_applications', { ...filters, name_contains: query })];
           return [page('search_argocd_resources', { query, ...(e.apps_only === undefined ? {} : { resource_types: ['application'] }) })];
@@ -405,22 +422,14 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
         case 'list_applicationsets':
           return [page('list_applicationsets', Object.fromEntries(Object.entries(filters).filter(([k]) => k === 'project' || k === 'name_contains')))];
         case 'list_clusters': {
-          const connection = one(e.connection);
-          const cluster = one(e.cluster);
+          const connection = oneValue(e.connection);
+          const cluster = oneValue(e.cluster);
           const name = filters.name_contains ?? (cluster !== undefined && !cluster.includes('://') ? cluster : undefined);
           return [page('list_clusters', { ...(name === undefined ? {} : { name_contains: name }), ...(connection === undefined ? {} : { connection_status: connection }) })];
         }
         case 'next_page': {
           if (memory === undefined) return [];
-          const wanted = one(e.page);
-          const offset =
-            wanted === 'first'
-              ? 0
-              : wanted === 'previous'
-              ? Math.max(0, memory.offset - PRESENTATION.pageRows)
-              : wanted !== undefined && /^\d+$/.test(wanted)
-                ? (Number(wanted) - 1) * PRESENTATION.pageRows
-                : (memory.end ?? memory.offset + PRESENTATION.pageRows);
+          const offset = pageOffset(oneValue(e.page), { shown: memory.offset, next: memory.end ?? memory.offset + PRESENTATION.pageRows, size: PRESENTATION.pageRows });
           return offset >= memory.total ? [] : [page(memory.tool, memory.args, offset)];
         }
         case 'refine':
@@ -441,7 +450,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
         const name = tree?.call.args.name;
         const calls: ToolCall[] = [];
         if (has('get_resource_events')) calls.push({ tool: 'get_resource_events', args: { name, resource_kind: 'Pod', resource_name: pod.name, ...(typeof pod.namespace === 'string' ? { resource_namespace: pod.namespace } : {}), type: 'Warning', limit: PRESENTATION.podEvents } });
-        if (one(c.entities.diagnose) === 'logs' && has('get_logs')) {
+        if (oneValue(c.entities.diagnose) === 'logs' && has('get_logs')) {
           calls.push({ tool: 'get_logs', args: { name, pod: pod.name, ...(typeof pod.namespace === 'string' ? { namespace: pod.namespace } : {}), tail_lines: PRESENTATION.logLines, limit: PRESENTATION.logLines } });
         }
         return calls;
@@ -449,22 +458,17 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
       // The token budget may cut a tool page short: fetch what is missing from the rows this answer shows
       // (all of a list of 50 or fewer, else a page of 20).
       if (['attention', 'help', 'unknown'].includes(c.intent)) return [];
-      const first = results[0];
-      const last = results[results.length - 1];
-      if (first === undefined || last === undefined || first.isError || last.isError) return [];
-      const total = Number(first.body.total ?? 0);
-      const start = Number(first.body.offset ?? 0);
-      const next = last.body.next_offset;
-      if (typeof next !== 'number') return [];
-      const end = total <= PRESENTATION.showWholeMax && start === 0 ? total : Math.min(total, start + PRESENTATION.pageRows);
-      return next < end ? [{ tool: first.call.tool, args: { ...first.call.args, offset: next, limit: Math.min(100, end - next) } }] : [];
+      const missing = pageShortfall(results, (start, total) => (total <= PRESENTATION.showWholeMax && start === 0 ? total : Math.min(total, start + PRESENTATION.pageRows)));
+      return missing === undefined ? [] : [{ tool: missing.first.call.tool, args: { ...missing.first.call.args, offset: missing.offset, limit: Math.min(100, missing.limit) } }];
     },
 
     respond({ classification: c, results, limitations, memory, capabilities }): Answer<ArgoMemory> {
       if (c === undefined || limitations.length > 0 || c.intent === 'unknown') {
-        const guess = c !== undefined && c.confidence > 0 ? ` (my best guess was "${c.intent.replace(/_/g, ' ')}", but I am not sure enough to act on it)` : '';
         return {
-          text: `I can't answer that${guess}. I can list and filter Argo CD applications (by project, sync, health, cluster, namespace, label, repository, name, time of the last sync), show one application and what is wrong with it, search across applications, projects, application sets and clusters, and page through any long answer.`,
+          text: cannotAnswerText(
+            c,
+            'I can list and filter Argo CD applications (by project, sync, health, cluster, namespace, label, repository, name, time of the last sync), show one application and what is wrong with it, search across applications, projects, application sets and clusters, and page through any long answer.',
+          ),
           options: HELP_OPTIONS,
           memory,
         };
@@ -481,7 +485,7 @@ function respondTo(
   c: Classification<ArgoIntent>,
   results: readonly ToolResult[],
   memory: ArgoMemory | undefined,
-  capabilities: Parameters<typeof helpText>[1],
+  capabilities: CapabilityIndex | undefined,
 ): Answer<ArgoMemory> {
   if (results.length === 0 && nothingUnderstood(c, applicationFilters(c.entities))) {
     return {
@@ -490,40 +494,39 @@ function respondTo(
       memory,
     };
   }
-  const view = { count: c.entities.count !== undefined, groupBy: one(c.entities.group_by) };
+  const view = { count: c.entities.count !== undefined, groupBy: oneValue(c.entities.group_by) };
   switch (c.intent) {
     case 'help':
-      return { text: helpText('Argo CD', capabilities), options: HELP_OPTIONS, memory };
+      return helpAnswer('Argo CD', capabilities, HELP_OPTIONS, memory);
     case 'list_applications':
     case 'refine': {
       const call = results[0]?.call;
       const tool = call?.tool === undefined ? 'list_applications' : (call.tool as ListTool);
-      return listAnswer(tool, stripPage(call?.args), results, { ...view, what: tool === 'list_applications' ? 'applications' : 'results' });
+      return listAnswer(tool, withoutPaging(call?.args), results, { ...view, what: tool === 'list_applications' ? 'applications' : 'results' });
     }
-    case 'next_page': {
-      if (memory === undefined) return { text: 'There is no list to continue yet: ask for one first (e.g. "list all applications").', options: HELP_OPTIONS.slice(0, 2), memory };
-      if (results.length === 0) {
-        const whole = memory.offset === 0 && (memory.end ?? 0) >= memory.total;
-        return { text: whole ? `No more: that was all ${memory.total}, shown whole.` : `That was the last page (${memory.total} items).`, options: [], memory };
-      }
-      return listAnswer(memory.tool, memory.args, results, { what: memory.tool === 'list_applications' ? 'applications' : 'results' });
-    }
+    case 'next_page':
+      return nextPageAnswer(memory, results, {
+        nothingYet: 'There is no list to continue yet: ask for one first (e.g. "list all applications").',
+        examples: HELP_OPTIONS,
+        ended: (m) => (m.offset === 0 && (m.end ?? 0) >= m.total ? `No more: that was all ${m.total}, shown whole.` : `That was the last page (${m.total} items).`),
+        next: (m) => listAnswer(m.tool, m.args, results, { what: m.tool === 'list_applications' ? 'applications' : 'results' }),
+      });
     case 'search': {
       const call = results[0]?.call;
-      if (call?.tool === 'list_applications') return listAnswer('list_applications', stripPage(call.args), results, { ...view, what: 'applications' });
-      return listAnswer('search_argocd_resources', stripPage(call?.args), results, { ...view, what: 'matches' });
+      if (call?.tool === 'list_applications') return listAnswer('list_applications', withoutPaging(call.args), results, { ...view, what: 'applications' });
+      return listAnswer('search_argocd_resources', withoutPaging(call?.args), results, { ...view, what: 'matches' });
     }
     case 'list_projects':
-      return listAnswer('list_projects', stripPage(results[0]?.call.args), results, { ...view, what: 'projects' });
+      return listAnswer('list_projects', withoutPaging(results[0]?.call.args), results, { ...view, what: 'projects' });
     case 'list_applicationsets':
-      return listAnswer('list_applicationsets', stripPage(results[0]?.call.args), results, { ...view, what: 'application sets' });
+      return listAnswer('list_applicationsets', withoutPaging(results[0]?.call.args), results, { ...view, what: 'application sets' });
     case 'list_clusters':
-      return listAnswer('list_clusters', stripPage(results[0]?.call.args), results, { ...view, what: 'clusters' });
+      return listAnswer('list_clusters', withoutPaging(results[0]?.call.args), results, { ...view, what: 'clusters' });
     case 'application_details':
-      return detailsAnswer(results, one(c.entities.diagnose) === 'logs');
+      return detailsAnswer(results, oneValue(c.entities.diagnose) === 'logs');
     case 'attention': {
       const [outOfSync, unhealthy] = results;
-      const scope = describeFilters(Object.fromEntries(Object.entries(stripPage(outOfSync?.call.args)).filter(([k]) => k !== 'sync_status')));
+      const scope = describeFilters(Object.fromEntries(Object.entries(withoutPaging(outOfSync?.call.args)).filter(([k]) => k !== 'sync_status')));
       const part = (r: ToolResult | undefined, label: string): string => {
         if (r === undefined) return '';
         if (r.isError) return `${label}: ${errorText(r)}`;
@@ -534,17 +537,12 @@ function respondTo(
       return {
         text: `${scope === '' ? '' : `Applications${scope}.\n`}${part(outOfSync, 'Out of sync')}\n\n${part(unhealthy, 'Not healthy')}`,
         options: ['only the out-of-sync ones', 'only the unhealthy ones'],
-        memory: outOfSync === undefined ? memory : { tool: 'list_applications', args: stripPage(outOfSync.call.args), offset: 0, total: Number(outOfSync.body.total ?? 0) },
+        memory: outOfSync === undefined ? memory : { tool: 'list_applications', args: withoutPaging(outOfSync.call.args), offset: 0, total: Number(outOfSync.body.total ?? 0) },
       };
     }
     case 'unknown':
       return { text: "I can't answer that.", options: HELP_OPTIONS, memory };
   }
-}
-
-function stripPage(args: Readonly<Record<string, unknown>> | undefined): Args {
-  const { limit: _limit, offset: _offset, ...rest } = args ?? {};
-  return rest;
 }
 
 /** The domain with every tool assumed present. */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIDENCE_THRESHOLD } from '@flotilla/agent-kit';
+import { misreading, type IntentCase } from '@flotilla/agent-host/testing';
 import { createArgoCdClassifier, NOT_HEALTHY, type ArgoIntent } from './intents.js';
 
 const classifier = createArgoCdClassifier();
 
 /** Phrasings engineers actually type, with the intent and the entities each must yield. */
-const TABLE: readonly (readonly [string, ArgoIntent, Record<string, unknown>])[] = [
+const TABLE: readonly IntentCase<ArgoIntent>[] = [
   ['which apps are out of sync in prod?', 'list_applications', { sync: 'OutOfSync', env: 'prod' }],
   ['list all applications', 'list_applications', {}],
   ['show me every app', 'list_applications', {}],
@@ -60,14 +60,7 @@ const TABLE: readonly (readonly [string, ArgoIntent, Record<string, unknown>])[]
 
 describe('Argo CD rules classifier', () => {
   it(`classifies ${TABLE.length} realistic phrasings`, () => {
-    const failures: string[] = [];
-    for (const [question, intent, entities] of TABLE) {
-      const got = classifier.classify(question);
-      const ok = got.intent === intent && Object.entries(entities).every(([k, v]) => JSON.stringify(got.entities[k]) === JSON.stringify(v));
-      const confident = intent === 'unknown' ? got.confidence < CONFIDENCE_THRESHOLD : got.confidence >= CONFIDENCE_THRESHOLD;
-      if (!ok || !confident) failures.push(`${question} → ${got.intent} ${JSON.stringify(got.entities)} (${got.confidence}); wanted ${intent} ${JSON.stringify(entities)}`);
-    }
-    expect(failures).toEqual([]);
+    expect(TABLE.map((row) => misreading(classifier, row)).filter((failure) => failure !== undefined)).toEqual([]);
     expect(TABLE.length).toBeGreaterThanOrEqual(40);
   });
 

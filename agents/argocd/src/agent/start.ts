@@ -66,15 +66,14 @@ export const ARGOCD_AGENT = defineDomainAgent({
 
 export const ARGOCD_AGENT_SETTINGS = ARGOCD_AGENT.settings;
 export type ArgoCdAgentConfig = Settings<typeof ARGOCD_AGENT_SETTINGS>;
-export type RunningAgent = RunningDomainAgent;
-/** What only code (tests, benchmarks, the CLI) sets: not a flag. */
-export type ArgoCdAgentStartOptions = DomainAgentStartOptions;
+/** The host's running agent, and what only code (tests, benchmarks, the CLI) sets at the start: not a flag. */
+export type { RunningDomainAgent as RunningAgent, DomainAgentStartOptions as ArgoCdAgentStartOptions } from '@flotilla/agent-host';
 
 /**
  * The Argo CD agent over A2A, with its tools over MCP (remote, or in process against Argo CD or the simulator the
  * caller passes for --local). With --redis-url, conversation memory ("next page"), the answer cache and (in-process
  * tools) spilled results and the snapshot index live in Redis under `<redis-key-prefix>argocd:`.
  */
-export function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger, options?: ArgoCdAgentStartOptions): Promise<RunningAgent> {
+export function startArgoCdAgent(config: ArgoCdAgentConfig, logger: Logger, options?: DomainAgentStartOptions): Promise<RunningDomainAgent> {
   return ARGOCD_AGENT.startAgent(config, logger, options);
 }

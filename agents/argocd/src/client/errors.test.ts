@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { fakeUpstream } from '@flotilla/agent-host/testing';
 import { z } from 'zod';
 import { FlotillaError, silentLogger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
@@ -29,25 +30,13 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
   '/bad-request': (_req, res) => res.writeHead(400).end('{"error":"invalid selector","code":3,"message":"invalid selector"}'),
 };
 
-let server: Server;
-let baseUrl = '';
 const hits = new Map<string, number>();
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    const route = routes[path];
-    if (route === undefined) res.writeHead(404).end();
-    else route(req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+const upstream = fakeUpstream((req, res) => {
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  hits.set(path, (hits.get(path) ?? 0) + 1);
+  const route = routes[path];
+  if (route === undefined) res.writeHead(404).end();
+  else route(req, res);
 });
 
 /** UpstreamHttp as ArgoCdClient builds it: grpc-gateway's error bodies and stream error chunks read by this client. */
@@ -55,7 +44,7 @@ function client(limits: Partial<UpstreamLimits> = {}): UpstreamHttp {
   return new UpstreamHttp({
     system: 'argocd',
     displayName: 'Argo CD',
-    baseUrl,
+    baseUrl: upstream.url,
     headers: {},
     limits: { ...UPSTREAM_DEFAULTS, backoffMs: 1, ...limits },
     metrics: createMetrics(),

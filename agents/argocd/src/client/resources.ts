@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { diffSummary, type DiffSummary } from './diff.js';
+import { optionalStrings } from './schemas.js';
 
 /**
  * Wire shapes of Argo CD's per-application resource endpoints (server/application/application.proto, v3.1), as far
@@ -18,14 +19,7 @@ const NullableString = z
 
 const cut = (max: number) => (value: string): string => (value.length <= max ? value : `${value.slice(0, max - 1)}…`);
 
-const ResourceRef = z.object({
-  group: z.string().optional(),
-  version: z.string().optional(),
-  kind: z.string().optional(),
-  namespace: z.string().optional(),
-  name: z.string().optional(),
-  uid: z.string().optional(),
-});
+const ResourceRef = z.object(optionalStrings('group', 'version', 'kind', 'namespace', 'name', 'uid'));
 
 /** One node of GET /api/v1/applications/{name}/resource-tree (`nodes[]`, v1alpha1.ResourceNode). */
 export const ResourceNode = z.object({

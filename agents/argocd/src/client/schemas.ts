@@ -6,6 +6,11 @@ import { z } from 'zod';
  */
 const StringMap = z.record(z.string(), z.string());
 
+/** Optional string fields by name: how a Kubernetes object is named (group, version, kind, namespace, name…). */
+export function optionalStrings<K extends string>(...keys: readonly K[]): { readonly [P in K]: z.ZodOptional<z.ZodString> } {
+  return Object.fromEntries(keys.map((key) => [key, z.string().optional()])) as { readonly [P in K]: z.ZodOptional<z.ZodString> };
+}
+
 export const ObjectMeta = z.looseObject({
   name: z.string().min(1),
   namespace: z.string().optional(),
@@ -39,12 +44,7 @@ export const Destination = z.looseObject({
 });
 
 export const ResourceStatus = z.looseObject({
-  group: z.string().optional(),
-  version: z.string().optional(),
-  kind: z.string().optional(),
-  namespace: z.string().optional(),
-  name: z.string().optional(),
-  status: z.string().optional(),
+  ...optionalStrings('group', 'version', 'kind', 'namespace', 'name', 'status'),
   health: z.looseObject({ status: z.string().optional(), message: z.string().optional() }).nullish(),
 });
 

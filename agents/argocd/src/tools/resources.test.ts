@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fakeUpstream, streamParts } from '@flotilla/agent-host/testing';
 import { createMemoryResultStore, LIMITS, measureToolResult, type BoundedToolResult } from '@flotilla/bounded-tools';
 import { silentLogger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
@@ -86,26 +87,6 @@ const endMarker = `${JSON.stringify({ result: { content: '', timeStampStr: new D
 let requests: URL[] = [];
 let endlessClosed: Promise<number> = Promise.resolve(0);
 
-async function writeAll(res: ServerResponse, parts: Iterable<string>): Promise<number> {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  let written = 0;
-  for (const part of parts) {
-    if (res.destroyed) return written;
-    written += 1;
-    if (!res.write(part)) {
-      await new Promise<void>((drained) => {
-        const done = (): void => {
-          res.off('drain', done).off('close', done);
-          drained();
-        };
-        res.on('drain', done).on('close', done);
-      });
-    }
-  }
-  res.end();
-  return written;
-}
-
 function* endless(pod: string): Generator<string> {
   for (let i = 0; ; i += 1) yield logLine(pod, i, `${i % 10 === 0 ? 'ERROR' : 'INFO'} request ${i} served`);
 }
@@ -164,15 +145,15 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
     case 'logs': {
       const pod = q('podName');
       if (pod === 'api-7d9f-endless') {
-        endlessClosed = writeAll(res, endless(pod));
+        endlessClosed = streamParts(res, endless(pod));
         return;
       }
       if (pod === 'api-7d9f-aaaaa' || (q('kind') === 'Deployment' && q('resourceName') === 'api')) {
-        void writeAll(res, podLog('api-7d9f-aaaaa', Number(q('tailLines') || '1000')));
+        void streamParts(res, podLog('api-7d9f-aaaaa', Number(q('tailLines') || '1000')));
         return;
       }
       // Argo CD answers a pod it cannot find in the tree with an empty stream.
-      void writeAll(res, []);
+      void streamParts(res, []);
       return;
     }
     case 'resource': {
@@ -198,24 +179,18 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
   }
 }
 
-let server: Server;
+const upstream = fakeUpstream(handle);
 let counter: TokenCounter;
 let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
 
 beforeAll(async () => {
-  server = createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
   counter = await loadTokenCounter();
   const metrics = createMetrics();
-  const client = new ArgoCdClient({ baseUrl, token: 'test-token', limits: { ...UPSTREAM_DEFAULTS, retries: 0 }, metrics, logger: silentLogger() });
+  const client = new ArgoCdClient({ baseUrl: upstream.url, token: 'test-token', limits: { ...UPSTREAM_DEFAULTS, retries: 0 }, metrics, logger: silentLogger() });
   tools = await connectArgoCdToolsInProcess({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
 });
 afterAll(async () => {
   await tools.close();
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 beforeEach(() => {
   requests = [];

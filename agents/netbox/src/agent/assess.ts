@@ -1,7 +1,7 @@
 // Detection before anything is read: count probes for the plan's first list call (two for a list per device), the
 // limitations they reveal, the handling chosen for them, and the plan adjusted to it (a batch, a sample, nothing).
 import { performance } from 'node:perf_hooks';
-import { WORKFLOW_LIMITS, type AgentDomain, type Assessment, type CallTool, type ToolCall, type ToolResult } from '@flotilla/agent-kit';
+import { oneValue, WORKFLOW_LIMITS, type AgentDomain, type Assessment, type CallTool, type ToolCall, type ToolResult } from '@flotilla/agent-kit';
 import {
   chooseHandling,
   DETECTION_DEFAULTS,
@@ -14,7 +14,7 @@ import {
   type RateState,
 } from '@flotilla/limitations';
 import type { NetBoxIntent } from './intents.js';
-import { COUNT_FILTERS, defined, LIST_TOOLS, one } from './lists.js';
+import { COUNT_FILTERS, defined, LIST_TOOLS } from './lists.js';
 import { PRESENTATION } from './present.js';
 
 /** Estimated tokens of one row as the tools return it (measured on the simulator's estate, rounded up). */
@@ -98,7 +98,7 @@ export function createAssess(options: AssessOptions = {}): NonNullable<AgentDoma
     const handling =
       limitations.length === 0
         ? undefined
-        : chooseHandling(limitations, { quickLook: one(e.quick) !== undefined, wantsAll: one(e.all) !== undefined, summaryOnly: false }, maxWaitMs);
+        : chooseHandling(limitations, { quickLook: oneValue(e.quick) !== undefined, wantsAll: oneValue(e.all) !== undefined, summaryOnly: false }, maxWaitMs);
     const detectSeconds = (performance.now() - started) / 1000;
     const total = probed.steps[0]?.kind === 'object' ? 1 : (probed.steps[0]?.total ?? 0);
     return { limitations, handling, plan: adjust(first, handling, total), probes: probed.probes, detectSeconds };

@@ -1,6 +1,5 @@
 // The NetBox tools as the agent's plans, probes and answers name them: which object each list tool lists, the
-// filters a count takes, and the small helpers over tool arguments and entities the three share.
-import type { Entities } from '@flotilla/agent-kit';
+// filters a count takes, and the small helper over tool arguments the three share.
 
 /** A tool call's arguments. */
 export type Args = Record<string, unknown>;
@@ -19,15 +18,6 @@ export const LIST_TOOLS: Readonly<Record<string, string>> = {
 
 /** Filters count_netbox_objects takes (list tools take a few more). */
 export const COUNT_FILTERS = ['site', 'role', 'status', 'tag', 'device', 'device_id', 'parent', 'vid', 'q'] as const;
-
-/** The first value of an entity. */
-export const one = (value: Entities[string] | undefined): string | undefined => (typeof value === 'string' ? value : value?.[0]);
-
-/** The arguments without `limit` and `offset`: the list itself, whichever page of it. */
-export const withoutPaging = (args: Readonly<Args>): Args => {
-  const { limit: _l, offset: _o, ...rest } = args;
-  return rest;
-};
 
 /** The arguments that have a value. */
 export const defined = (args: Args): Args => Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));

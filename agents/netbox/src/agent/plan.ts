@@ -1,13 +1,13 @@
 // Which tool calls answer a question: the plan of each intent (a continuation or a narrowing reads the stored
 // result when there is one), and the follow-ups that fill a batch the token budget cut short.
-import type { Classification, Entities, ToolCall, ToolResult } from '@flotilla/agent-kit';
+import { oneValue, pageOffset, pageShortfall, type Classification, type Entities, type ToolCall, type ToolResult } from '@flotilla/agent-kit';
 import type { ProgressiveSession } from '@flotilla/limitations';
 import type { NetBoxIntent } from './intents.js';
-import { COUNT_FILTERS, defined, LIST_TOOLS, one, type Args } from './lists.js';
+import { COUNT_FILTERS, defined, LIST_TOOLS, type Args } from './lists.js';
 import { PRESENTATION } from './present.js';
 
 function deviceFilters(e: Entities): Args {
-  return defined({ site: one(e.site), role: one(e.role), status: one(e.status), tag: one(e.tag) });
+  return defined({ site: oneValue(e.site), role: oneValue(e.role), status: oneValue(e.status), tag: oneValue(e.tag) });
 }
 
 /** "uncabled", "disabled": the list_interfaces filter the state entity names ("cabled=false" → {cabled: false}). */
@@ -27,52 +27,47 @@ export function planFor(c: Classification<NetBoxIntent>, memory: ProgressiveSess
   const page = (tool: string, args: Args): ToolCall => ({ tool, args: { ...args, limit: PRESENTATION.showWholeMax, offset: 0 } });
   switch (c.intent) {
     case 'list_sites':
-      return [page('list_sites', defined({ status: one(e.status), region: one(e.region) }))];
+      return [page('list_sites', defined({ status: oneValue(e.status), region: oneValue(e.region) }))];
     case 'list_devices':
       return [page('list_devices', deviceFilters(e))];
     case 'device_details':
-      return [{ tool: 'get_netbox_object', args: { object_type: 'devices', name: one(e.device) } }];
+      return [{ tool: 'get_netbox_object', args: { object_type: 'devices', name: oneValue(e.device) } }];
     case 'site_interfaces':
-      return [page('list_interfaces', defined({ site: one(e.site), role: one(e.role), ...interfaceState(e) }))];
+      return [page('list_interfaces', defined({ site: oneValue(e.site), role: oneValue(e.role), ...interfaceState(e) }))];
     case 'device_interfaces':
-      return [page('list_interfaces', { device: one(e.device), ...interfaceState(e) })];
+      return [page('list_interfaces', { device: oneValue(e.device), ...interfaceState(e) })];
     case 'list_cables':
-      return [page('list_cables', defined({ site: e.device === undefined ? one(e.site) : undefined, device: one(e.device), status: one(e.status) }))];
+      return [page('list_cables', defined({ site: e.device === undefined ? oneValue(e.site) : undefined, device: oneValue(e.device), status: oneValue(e.status) }))];
     case 'list_vlans':
-      return [page('list_vlans', defined({ site: one(e.site), vid: e.vid === undefined ? undefined : Number(one(e.vid)), status: one(e.status) }))];
+      return [page('list_vlans', defined({ site: oneValue(e.site), vid: e.vid === undefined ? undefined : Number(oneValue(e.vid)), status: oneValue(e.status) }))];
     case 'list_prefixes':
-      return [page('list_prefixes', defined({ site: one(e.site), status: one(e.status) }))];
+      return [page('list_prefixes', defined({ site: oneValue(e.site), status: oneValue(e.status) }))];
     case 'prefix_free':
-      return [{ tool: 'get_prefix_usage', args: { prefix: one(e.prefix), free_shown: 20 } }];
+      return [{ tool: 'get_prefix_usage', args: { prefix: oneValue(e.prefix), free_shown: 20 } }];
     case 'prefix_used':
-      return [page('list_ip_addresses', { parent: one(e.prefix) })];
+      return [page('list_ip_addresses', { parent: oneValue(e.prefix) })];
     case 'search':
-      return [{ tool: 'search_netbox', args: { query: one(e.query) } }];
+      return [{ tool: 'search_netbox', args: { query: oneValue(e.query) } }];
     case 'next_page': {
       if (memory === undefined) return [];
-      const wanted = one(e.page);
-      const offset =
-        wanted === 'previous'
-          ? Math.max(0, memory.offset - 2 * memory.batchSize)
-          : wanted !== undefined && /^\d+$/.test(wanted)
-            ? (Number(wanted) - 1) * memory.batchSize
-            : memory.offset;
+      // The session's offset is where the next batch starts: the batch shown begins one batch before it.
+      const offset = pageOffset(oneValue(e.page), { shown: memory.offset - memory.batchSize, next: memory.offset, size: memory.batchSize });
       return offset >= memory.total ? [] : [continueSession(memory, offset)];
     }
     case 'refine': {
       if (memory === undefined) return [];
-      if (one(e.all) !== undefined && memory.source?.args.sample === true) return [{ tool: memory.source.tool, args: { ...memory.source.args, sample: false, limit: memory.batchSize, offset: 0 } }];
+      if (oneValue(e.all) !== undefined && memory.source?.args.sample === true) return [{ tool: memory.source.tool, args: { ...memory.source.args, sample: false, limit: memory.batchSize, offset: 0 } }];
       // A remembered question, widened, sampled or simply asked again.
       const source = memory.source;
-      if (source !== undefined && one(e.quick) !== undefined) return [{ tool: source.tool, args: { ...source.args, sample: true, limit: memory.batchSize, offset: 0 } }];
-      if (source !== undefined && one(e.again) !== undefined) return [{ tool: source.tool, args: { ...source.args, limit: memory.batchSize, offset: 0 } }];
-      const state = one(e.state);
+      if (source !== undefined && oneValue(e.quick) !== undefined) return [{ tool: source.tool, args: { ...source.args, sample: true, limit: memory.batchSize, offset: 0 } }];
+      if (source !== undefined && oneValue(e.again) !== undefined) return [{ tool: source.tool, args: { ...source.args, limit: memory.batchSize, offset: 0 } }];
+      const state = oneValue(e.state);
       if (memory.resultId !== undefined) {
-        const filter = state ?? (one(e.status) !== undefined ? `status=${one(e.status)}` : one(e.role) !== undefined ? `role=${one(e.role)}` : undefined);
+        const filter = state ?? (oneValue(e.status) !== undefined ? `status=${oneValue(e.status)}` : oneValue(e.role) !== undefined ? `role=${oneValue(e.role)}` : undefined);
         if (filter === undefined) return [];
         return [{ tool: 'read_result', args: { result_id: memory.resultId, filter, offset: 0, limit: memory.batchSize } }];
       }
-      const extra = memory.tool === 'list_devices' ? deviceFilters(e) : defined({ status: one(e.status), site: one(e.site) });
+      const extra = memory.tool === 'list_devices' ? deviceFilters(e) : defined({ status: oneValue(e.status), site: oneValue(e.site) });
       return Object.keys(extra).length === 0 ? [] : [{ tool: memory.tool, args: { ...memory.args, ...extra, offset: 0, limit: PRESENTATION.showWholeMax } }];
     }
     case 'summary': {
@@ -90,8 +85,7 @@ export function planFor(c: Classification<NetBoxIntent>, memory: ProgressiveSess
 /** Calls that depend on what came back: a device's interfaces and addresses, or the rest of a batch cut short. */
 export function followUp(c: Classification<NetBoxIntent>, results: readonly ToolResult[]): readonly ToolCall[] {
   const first = results[0];
-  const last = results[results.length - 1];
-  if (first === undefined || last === undefined || first.isError || last.isError) return [];
+  if (first === undefined || first.isError) return [];
   if (c.intent === 'device_details' && results.length === 1 && typeof first.body.id === 'number') {
     return [
       { tool: 'list_interfaces', args: { device_id: first.body.id, limit: 100, offset: 0 } },
@@ -101,13 +95,10 @@ export function followUp(c: Classification<NetBoxIntent>, results: readonly Tool
   if (!['read_result', ...Object.keys(LIST_TOOLS)].includes(first.call.tool) || first.call.args.summary_only === true) return [];
   // The token budget may cut a page short: fill the batch this answer shows, from the stored result when there is one.
   const batch = Number(first.call.args.limit ?? 0);
-  const start = Number(first.body.offset ?? 0);
-  const total = Number(first.body.total ?? 0);
-  const next = last.body.next_offset;
-  if (typeof next !== 'number') return [];
-  const end = Math.min(total, start + batch);
-  if (next >= end) return [];
+  const missing = pageShortfall(results, (start, total) => Math.min(total, start + batch));
+  if (missing === undefined) return [];
+  const { offset, limit } = missing;
   const resultId = typeof first.body.result_id === 'string' ? first.body.result_id : undefined;
-  if (resultId !== undefined && first.call.tool !== 'read_result') return [{ tool: 'read_result', args: { result_id: resultId, offset: next, limit: end - next } }];
-  return [{ tool: first.call.tool, args: { ...first.call.args, offset: next, limit: end - next } }];
+  if (resultId !== undefined && first.call.tool !== 'read_result') return [{ tool: 'read_result', args: { result_id: resultId, offset, limit } }];
+  return [{ tool: first.call.tool, args: { ...first.call.args, offset, limit } }];
 }

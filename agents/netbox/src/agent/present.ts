@@ -2,10 +2,13 @@
 // detection found and how to go on; one device with its interfaces and addresses; the fallback that offers the
 // handling's options; and the progressive session the next turn continues.
 import {
+  cannotAnswerText,
   countLines,
-  helpText,
+  helpAnswer,
   markdownTable,
+  nextPageAnswer,
   toolErrorText,
+  withoutPaging,
   type AgentDomain,
   type Answer,
   type Classification,
@@ -26,7 +29,7 @@ import {
   type ProgressiveSession,
 } from '@flotilla/limitations';
 import type { NetBoxIntent } from './intents.js';
-import { LIST_TOOLS, withoutPaging, type Args } from './lists.js';
+import { LIST_TOOLS, type Args } from './lists.js';
 
 /** Presentation rules, applied by code. */
 export const PRESENTATION = {
@@ -261,9 +264,8 @@ export function createRespond({ now, plan: planFor }: PresentOptions): AgentDoma
         data: { limitation: { kinds: detected.map((l) => l.kind), strategies: handling?.strategies ?? ['fallback'], options, session: null } },
       };
     }
-    const guess = c !== undefined && c.confidence > 0 ? ` (my best guess was "${c.intent.replace(/_/g, ' ')}", but I am not sure enough to act on it)` : '';
     return {
-      text: `I can't answer that${guess}. I can list sites, devices (by site, role, status, tag), one device with its interfaces and IPs, interfaces of every device at a site, cables, VLANs, prefixes and their free or used IPs, and search; long answers come in batches.`,
+      text: cannotAnswerText(c, 'I can list sites, devices (by site, role, status, tag), one device with its interfaces and IPs, interfaces of every device at a site, cables, VLANs, prefixes and their free or used IPs, and search; long answers come in batches.'),
       options: HELP_OPTIONS,
       memory,
       data: { limitation: { kinds: [limitations[0]?.kind ?? 'unsupported'], strategies: ['fallback'], options: HELP_OPTIONS.map((prompt) => ({ id: 'narrow_scope', label: prompt, prompt })), session: null } },
@@ -280,7 +282,7 @@ export function createRespond({ now, plan: planFor }: PresentOptions): AgentDoma
     const list = (what: string, itemKind: string): Answer<ProgressiveSession> => listAnswer({ results, what, itemKind, contextId, limitations: detected, handling, probes, memory });
     switch (c.intent) {
       case 'help':
-        return { text: helpText('NetBox', capabilities), options: HELP_OPTIONS, memory };
+        return helpAnswer('NetBox', capabilities, HELP_OPTIONS, memory);
       case 'list_sites':
         return list('sites', 'sites');
       case 'list_devices':
@@ -324,11 +326,13 @@ export function createRespond({ now, plan: planFor }: PresentOptions): AgentDoma
           memory,
         };
       }
-      case 'next_page': {
-        if (memory === undefined) return { text: 'There is nothing to continue yet: ask for a list first (e.g. "devices in ams1").', options: HELP_OPTIONS.slice(0, 2), memory };
-        if (results.length === 0) return { text: `That was the last batch (${n(memory.total)} ${memory.itemKind.replace('_', ' ')}).`, options: [], memory };
-        return list(memory.itemKind.replace('_', ' '), memory.itemKind);
-      }
+      case 'next_page':
+        return nextPageAnswer(memory, results, {
+          nothingYet: 'There is nothing to continue yet: ask for a list first (e.g. "devices in ams1").',
+          examples: HELP_OPTIONS,
+          ended: (m) => `That was the last batch (${n(m.total)} ${m.itemKind.replace('_', ' ')}).`,
+          next: (m) => list(m.itemKind.replace('_', ' '), m.itemKind),
+        });
       case 'refine': {
         if (memory === undefined || results.length === 0) {
           return { text: 'Narrow what? Ask for a list first, then e.g. "only the uncabled ones" or "only role switch".', options: HELP_OPTIONS.slice(0, 2), memory };

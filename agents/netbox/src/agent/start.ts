@@ -102,15 +102,14 @@ export const NETBOX_AGENT = defineDomainAgent({
 
 export const NETBOX_AGENT_SETTINGS = NETBOX_AGENT.settings;
 export type NetBoxAgentConfig = Settings<typeof NETBOX_AGENT_SETTINGS>;
-/** What only code (tests, the CLI) sets: not a flag. */
-export type NetBoxAgentStartOptions = DomainAgentStartOptions;
-export type RunningNetBoxAgent = RunningDomainAgent;
+/** The host's running agent, and what only code (tests, the CLI) sets at the start: not a flag. */
+export type { RunningDomainAgent as RunningNetBoxAgent, DomainAgentStartOptions as NetBoxAgentStartOptions } from '@flotilla/agent-host';
 
 /**
  * The NetBox agent over A2A, with its tools over MCP (remote, or in process against NetBox or the simulator the
  * caller passes for --local). With --redis-url, progressive sessions, LLM conversations, the answer cache and
  * (in-process tools) spilled results and the snapshot index live in Redis under `<redis-key-prefix>netbox:`.
  */
-export function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger, options?: NetBoxAgentStartOptions): Promise<RunningNetBoxAgent> {
+export function startNetBoxAgent(config: NetBoxAgentConfig, logger: Logger, options?: DomainAgentStartOptions): Promise<RunningDomainAgent> {
   return NETBOX_AGENT.startAgent(config, logger, options);
 }

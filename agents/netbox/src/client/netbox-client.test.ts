@@ -1,6 +1,6 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { fakeUpstream, streamParts } from '@flotilla/agent-host/testing';
 import { createLogger, FlotillaError, parseSettings, silentLogger, type Logger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
 import { RATE_LIMIT_DEFAULTS, UPSTREAM_DEFAULTS } from '@flotilla/upstream';
@@ -16,23 +16,6 @@ function tinyInterface(id: number): string {
   return JSON.stringify({ id, name: `eth${id}`, device: { id: 1, name: 'sw1' }, enabled: true, description: 'd'.repeat(105) });
 }
 
-async function stream(res: ServerResponse, parts: Iterable<string>): Promise<void> {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  for (const part of parts) {
-    if (res.destroyed) return;
-    if (!res.write(part)) {
-      await new Promise<void>((drained) => {
-        const done = (): void => {
-          res.off('drain', done).off('close', done);
-          drained();
-        };
-        res.on('drain', done).on('close', done);
-      });
-    }
-  }
-  res.end();
-}
-
 function* hugePage(): Generator<string> {
   yield `{"count":${TINY_RESULTS},"next":null,"previous":null,"results":[`;
   for (let start = 0; start < TINY_RESULTS; start += 1_000) {
@@ -42,31 +25,19 @@ function* hugePage(): Generator<string> {
   yield ']}';
 }
 
-let server: Server;
-let baseUrl = '';
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/api/dcim/interfaces/') void stream(res, hugePage());
-    else if (path === '/api/dcim/devices/') {
-      const results = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `dev${i + 1}`, ...(i === 12 ? { comments: 'c'.repeat(2 * MiB) } : {}) }));
-      void stream(res, [JSON.stringify({ count: 20, next: null, previous: null, results })]);
-    } else if (path === '/api/dcim/sites/') {
-      // Django REST framework's per-field errors, as NetBox answers a filter value it does not know.
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ site: ['Select a valid choice. xyz is not one of the available choices.'], tag: ['Select a valid choice.', 42] }));
-    } else if (path === '/api/dcim/cables/') {
-      // NetBox's own answer to a server error.
-      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'division by zero', exception: 'ZeroDivisionError', netbox_version: '4.1.0' }));
-    } else res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not found."}');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+const upstream = fakeUpstream((req, res) => {
+  const path = (req.url ?? '/').split('?')[0];
+  if (path === '/api/dcim/interfaces/') void streamParts(res, hugePage());
+  else if (path === '/api/dcim/devices/') {
+    const results = Array.from({ length: 20 }, (_, i) => ({ id: i + 1, name: `dev${i + 1}`, ...(i === 12 ? { comments: 'c'.repeat(2 * MiB) } : {}) }));
+    void streamParts(res, [JSON.stringify({ count: 20, next: null, previous: null, results })]);
+  } else if (path === '/api/dcim/sites/') {
+    // Django REST framework's per-field errors, as NetBox answers a filter value it does not know.
+    res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ site: ['Select a valid choice. xyz is not one of the available choices.'], tag: ['Select a valid choice.', 42] }));
+  } else if (path === '/api/dcim/cables/') {
+    // NetBox's own answer to a server error.
+    res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'division by zero', exception: 'ZeroDivisionError', netbox_version: '4.1.0' }));
+  } else res.writeHead(404, { 'content-type': 'application/json' }).end('{"detail":"Not found."}');
 });
 
 function recordingLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
@@ -85,7 +56,7 @@ describe('NetBoxClient pages, read item by item', () => {
     const { logger, lines } = recordingLogger();
     const metrics = createMetrics();
     // A page size this large is asked for here, so the whole 30 MB page is legitimately one page.
-    const client = new NetBoxClient({ baseUrl, token: 't', rateLimit: false, circuit: false, metrics, logger, maxPageSize: TINY_RESULTS });
+    const client = new NetBoxClient({ baseUrl: upstream.url, token: 't', rateLimit: false, circuit: false, metrics, logger, maxPageSize: TINY_RESULTS });
     const page = await client.page('interfaces', {}, { limit: TINY_RESULTS, offset: 0 });
     expect(page.count).toBe(TINY_RESULTS);
     expect(page.results).toHaveLength(TINY_RESULTS);
@@ -99,7 +70,7 @@ describe('NetBoxClient pages, read item by item', () => {
 
   it('abandons a page with more items than the page size asked for (a server ignoring limit)', async () => {
     const metrics = createMetrics();
-    const client = new NetBoxClient({ baseUrl, token: 't', rateLimit: false, circuit: false, metrics, logger: silentLogger() });
+    const client = new NetBoxClient({ baseUrl: upstream.url, token: 't', rateLimit: false, circuit: false, metrics, logger: silentLogger() });
     const error = await client.page('interfaces', {}, { limit: 1_000, offset: 0 }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'upstream_bad_response', details: { page_size: 1_000 } });
     expect((error as FlotillaError).message).toMatch(/more than the 1000 items asked for in one page of list_interfaces/);
@@ -115,7 +86,7 @@ describe('NetBoxClient pages, read item by item', () => {
 
   it('refuses a page whose one field is over the value cap, naming it', async () => {
     const metrics = createMetrics();
-    const client = new NetBoxClient({ baseUrl, token: 't', rateLimit: false, circuit: false, metrics, logger: silentLogger() });
+    const client = new NetBoxClient({ baseUrl: upstream.url, token: 't', rateLimit: false, circuit: false, metrics, logger: silentLogger() });
     const error = await client.page('devices', {}, { limit: 50, offset: 0 }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(FlotillaError);
     expect(error).toMatchObject({ code: 'upstream_too_large', details: { path: 'results[12].comments', max_bytes: NETBOX_DEFAULTS.upstream.maxValueBytes } });
@@ -126,7 +97,7 @@ describe('NetBoxClient pages, read item by item', () => {
 
   it('takes the value cap from --upstream-max-value-kib / FLOTILLA_UPSTREAM_MAX_VALUE_KIB', async () => {
     const page = (flags: Record<string, string>, env: Record<string, string> = {}) =>
-      netBoxClientFrom(baseUrl, 't', parseSettings(NETBOX_UPSTREAM_SETTINGS, flags, env, 'test'), createMetrics(), silentLogger()).page('devices', {}, { limit: 50, offset: 0 });
+      netBoxClientFrom(upstream.url, 't', parseSettings(NETBOX_UPSTREAM_SETTINGS, flags, env, 'test'), createMetrics(), silentLogger()).page('devices', {}, { limit: 50, offset: 0 });
     expect(parseSettings(NETBOX_UPSTREAM_SETTINGS, {}, {}, 'test').upstreamMaxValueKiB * 1024).toBe(NETBOX_DEFAULTS.upstream.maxValueBytes);
     expect(await page({ 'upstream-max-value-kib': '16' }).catch((caught: unknown) => caught)).toMatchObject({ code: 'upstream_too_large', details: { max_bytes: 16 * 1024 } });
     expect((await page({}, { FLOTILLA_UPSTREAM_MAX_VALUE_KIB: '4096' })).results).toHaveLength(20);
@@ -135,7 +106,7 @@ describe('NetBoxClient pages, read item by item', () => {
 });
 
 describe('NetBoxClient errors, as Django REST framework writes them', () => {
-  const client = () => new NetBoxClient({ baseUrl, token: 't', rateLimit: false, circuit: false, limits: { ...NETBOX_DEFAULTS.upstream, retries: 0 }, metrics: createMetrics(), logger: silentLogger() });
+  const client = () => new NetBoxClient({ baseUrl: upstream.url, token: 't', rateLimit: false, circuit: false, limits: { ...NETBOX_DEFAULTS.upstream, retries: 0 }, metrics: createMetrics(), logger: silentLogger() });
 
   it('quotes {detail}, the per-field errors and NetBox\'s own {error}, not the body', async () => {
     const missing = await client().get('devices', 7).catch((caught: unknown) => caught);
