@@ -24,7 +24,7 @@ ARG NODE_IMAGE=node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942
 # ---------------------------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS build
 ENV CI=true
-# Not corepack: its signature check fails on registry mirrors that re-sign packages (see STACK.md).
+# Not corepack: its signature check fails on registry mirrors that re-sign packages.
 RUN npm install --global pnpm@10.34.8
 WORKDIR /src
 

@@ -2,7 +2,7 @@
 /**
  * The one ESLint config for the monorepo (flat config, ESLint 10 + typescript-eslint 8).
  *
- * House conventions (see STYLE.md) live here as rules rather than review comments:
+ * House conventions live here as rules rather than review comments:
  * - pino, never `console`                                 -> no-console
  * - a package's contract is its `src/index.ts`             -> no-restricted-imports (no deep imports)
  * - tests use real implementations; `vi` only for the clock -> no-restricted-properties on vi.mock & co

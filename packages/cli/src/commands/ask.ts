@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { BooleanFlagSchema, HttpUrlSchema, LogLevelSchema } from '@flotilla/core';
-import { connectA2AAgent, textRequest } from '@flotilla/agent-kit';
+import { BooleanFlagSchema, HttpUrlSchema, LogLevelSchema, TOKEN_MAX_CHARS } from '@flotilla/core';
+import { connectA2AAgent, QUESTION_MAX_CHARS, textRequest } from '@flotilla/agent-kit';
 import { defineCommand, type Output } from '../cli.js';
 import { listing } from './catalogue.js';
 
 export const ASK_SETTINGS = {
-  question: { flag: 'question', env: 'FLOTILLA_QUESTION', schema: z.string().min(1, 'must not be empty').max(2_000, 'must be at most 2000 characters'), help: 'The question (or give it as the first word after ask)' },
+  question: { flag: 'question', env: 'FLOTILLA_QUESTION', schema: z.string().min(1, 'must not be empty').max(QUESTION_MAX_CHARS, `must be at most ${QUESTION_MAX_CHARS} characters`), help: 'The question (or give it as the first word after ask)' },
   agent: { flag: 'agent', env: 'FLOTILLA_AGENT_URL', schema: HttpUrlSchema.default('http://127.0.0.1:8090'), help: 'Base URL of the A2A agent (default: the supervisor)' },
-  token: { flag: 'token', env: 'FLOTILLA_A2A_TOKEN', schema: z.string().min(1).max(512).optional(), help: 'Token of an agent started with --a2a-tokens (sent as a bearer token)', secret: true },
+  token: { flag: 'token', env: 'FLOTILLA_A2A_TOKEN', schema: z.string().min(1).max(TOKEN_MAX_CHARS).optional(), help: 'Token of an agent started with --a2a-tokens (sent as a bearer token)', secret: true },
   context: { flag: 'context', env: 'FLOTILLA_CONTEXT_ID', schema: z.string().min(1).max(200).optional(), help: 'Conversation id, to continue one ("next page")' },
   json: {
     flag: 'json',

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { FlotillaError, HostSchema, LogLevelSchema, PortSchema } from '@flotilla/core';
+import { FlotillaError, HostSchema, LogLevelSchema, optionalSecretSchema, PortSchema } from '@flotilla/core';
 import { KUBERNETES_SIM_LIMITS, startKubernetesSimulator, type KubeService } from '@flotilla/simulators';
 import { defineCommand } from '../cli.js';
 import { listing } from './catalogue.js';
@@ -8,24 +8,27 @@ import { listing } from './catalogue.js';
 /** Largest --services file read. */
 const SERVICES_FILE_MAX_BYTES = 16 * 1024 * 1024;
 
+/** Longest file path taken (Linux's PATH_MAX). */
+const PATH_MAX_CHARS = 4096;
+
 export const SIM_KUBERNETES_SETTINGS = {
   host: { flag: 'host', env: 'FLOTILLA_HOST', schema: HostSchema.default('127.0.0.1'), help: 'Address to listen on' },
   port: { flag: 'port', env: 'FLOTILLA_KUBERNETES_SIM_PORT', schema: PortSchema.default(6443), help: 'Port of the Kubernetes API' },
   services: {
     flag: 'services',
     env: 'FLOTILLA_SIM_SERVICES',
-    schema: z.string().min(1).max(4096).optional(),
+    schema: z.string().min(1).max(PATH_MAX_CHARS).optional(),
     help: 'JSON file of the Services to serve from the start: a list of Service objects, or a v1 List/ServiceList (e.g. `helm template` output converted to JSON); other kinds are ignored',
   },
   token: {
     flag: 'token',
     env: 'FLOTILLA_KUBERNETES_TOKEN',
-    schema: z.string().min(1).max(4096).optional(),
+    schema: optionalSecretSchema('the token'),
     help: 'Bearer token clients must send (a ServiceAccount token); unset: no authentication',
     secret: true,
   },
-  tlsCert: { flag: 'tls-cert', env: 'FLOTILLA_TLS_CERT', schema: z.string().min(1).max(4096).optional(), help: 'PEM certificate file: serve HTTPS, as a real API server (with --tls-key)' },
-  tlsKey: { flag: 'tls-key', env: 'FLOTILLA_TLS_KEY', schema: z.string().min(1).max(4096).optional(), help: 'PEM private key file of --tls-cert' },
+  tlsCert: { flag: 'tls-cert', env: 'FLOTILLA_TLS_CERT', schema: z.string().min(1).max(PATH_MAX_CHARS).optional(), help: 'PEM certificate file: serve HTTPS, as a real API server (with --tls-key)' },
+  tlsKey: { flag: 'tls-key', env: 'FLOTILLA_TLS_KEY', schema: z.string().min(1).max(PATH_MAX_CHARS).optional(), help: 'PEM private key file of --tls-cert' },
   logLevel: { flag: 'log-level', env: 'FLOTILLA_LOG_LEVEL', schema: LogLevelSchema.default('info'), help: 'Log level' },
 } as const;
 
