@@ -1,11 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'node:http';
-import { ClientFactory } from '@a2a-js/sdk/client';
-import { textRequest } from '@flotilla/agent-kit';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { startArgoCdSimulator, startNetBoxSimulator } from '@flotilla/simulators';
 import { loadTokenCounter } from '@flotilla/tokens';
 import { benchArgoCd } from './argocd.js';
-import { cpuMsOf, rssOf, spawnUntilListening } from './process.js';
+import { CACHED_WARMUP_ROUNDS, type CachedClient, type CachedJob, type CachedRow } from './cached-load.js';
+import { rssOf, spawnUntilListening } from './process.js';
+
+export { CACHED_QUESTION, CACHED_WARMUP_ROUNDS, type CachedClient, type CachedRow } from './cached-load.js';
 
 /** Issue 19's goals, each measured by this suite in one run. */
 export const LEAN_GOALS = {
@@ -17,8 +18,6 @@ export const LEAN_GOALS = {
 } as const;
 
 const TOKEN = 'bench-lean-token-0123456789';
-/** The question of the cached-answer figure: simple, and the same for every client. */
-export const CACHED_QUESTION = 'which apps are out of sync in prod';
 
 export interface IdleRow {
   readonly piece: string;
@@ -39,34 +38,6 @@ export interface LeanResult {
   readonly cached: readonly CachedRow[];
 }
 
-/**
- * Who asks in the cached figure. The agent and the load generator share the machine's two cores, so a heavier client
- * takes CPU from the agent: the official SDK client (what the supervisor and `flotilla ask` use) spends about as much
- * CPU per request as the agent; a plain HTTP/1.1 keep-alive client sending the same JSON-RPC `SendMessage` (what a load
- * tool would send) spends a quarter of it. Both check every answer.
- */
-export type CachedClient = 'a2a-js SDK client' | 'plain HTTP client';
-
-export interface CachedRow {
-  readonly client: CachedClient;
-  readonly clients: number;
-  readonly answers: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly perSecond: number;
-  readonly failures: number;
-  /** CPU time (user + system) per answer: the agent's, and the load generator's own. */
-  readonly agentCpuMs: number;
-  readonly clientCpuMs: number;
-}
-
-/**
- * Untimed questions each client asks before the timed ones: its connection set up and the agent's code compiled to its
- * optimised tiers (V8 optimises a function after it has run hot for a while), as in a long-running agent.
- */
-export const CACHED_WARMUP_ROUNDS = 10;
-
-const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 
 /** Resident memory once start-up has settled: read every 500 ms until three readings lie within 1 MiB (15 s at most). */
 async function settledRss(pid: number): Promise<number> {
@@ -94,113 +65,15 @@ async function idleOf(cli: string, piece: string, args: readonly string[], msg: 
   }
 }
 
-/** Asks the cached question once, resolving to whether the answer came back (and lists OutOfSync applications). */
-type Ask = () => Promise<boolean>;
-
-interface Askers {
-  readonly askers: readonly Ask[];
-  /** Lets go of the connections. */
-  readonly close: () => void;
-}
-
-/** Askers over the official SDK client, one per simulated client, each with its own connection. */
-async function sdkAskers(url: string, clients: number): Promise<Askers> {
-  const factory = new ClientFactory();
-  const askers = await Promise.all(
-    Array.from({ length: clients }, async (): Promise<Ask> => {
-      const client = await factory.createFromUrl(url);
-      return async () => /OutOfSync/.test(JSON.stringify(await client.sendMessage(textRequest(CACHED_QUESTION, randomUUID()))));
-    }),
-  );
-  return { askers, close: () => undefined };
-}
-
-/** Most bytes of a reply the plain client reads (a cached answer is a few KiB). */
-const PLAIN_REPLY_MAX_BYTES = 1024 * 1024;
-
-/**
- * Askers over plain HTTP/1.1 with keep-alive: the JSON-RPC `SendMessage` the SDK client sends (A2A 1.0), the reply
- * read whole (bounded) and checked to be a JSON-RPC result that lists OutOfSync applications.
- */
-function plainAskers(url: string, clients: number): Askers {
-  const agent = new Agent({ keepAlive: true, maxSockets: clients });
-  const target = new URL('/a2a/jsonrpc', url);
-  const ask: Ask = () =>
-    new Promise<boolean>((resolve, reject) => {
-      const body = JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'SendMessage',
-        params: { message: { messageId: randomUUID(), contextId: randomUUID(), role: 'ROLE_USER', parts: [{ text: CACHED_QUESTION, mediaType: 'text/plain' }] }, configuration: {} },
-      });
-      const req = request(target, { method: 'POST', agent, headers: { 'a2a-version': '1.0', 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > PLAIN_REPLY_MAX_BYTES) res.destroy(new Error(`a reply over ${PLAIN_REPLY_MAX_BYTES} bytes`));
-          else chunks.push(chunk);
-        });
-        res.on('error', reject);
-        res.on('end', () => {
-          try {
-            const reply = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { result?: unknown };
-            resolve(res.statusCode === 200 && reply.result !== undefined && /OutOfSync/.test(JSON.stringify(reply.result)));
-          } catch (error) {
-            reject(error instanceof Error ? error : new Error(String(error)));
-          }
-        });
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  return { askers: Array.from({ length: clients }, () => ask), close: () => agent.destroy() };
-}
-
-/**
- * One cached-answer figure: `clients` askers each ask CACHED_WARMUP_ROUNDS times untimed (together, round by round),
- * then all of them at once until `requests` answers are timed. Each request is a new conversation; the answer is cached
- * after the first. CPU per answer is read for the agent (/proc) and for this process (the load generator).
- */
-async function cachedRow(client: CachedClient, url: string, pid: number, clients: number, requests: number): Promise<CachedRow> {
-  const { askers, close } = client === 'a2a-js SDK client' ? await sdkAskers(url, clients) : plainAskers(url, clients);
-  try {
-    for (let round = 0; round < CACHED_WARMUP_ROUNDS; round += 1) await Promise.all(askers.map((ask) => ask().catch(() => false)));
-    const latencies: number[] = [];
-    let failures = 0;
-    let issued = 0;
-    const agentCpu = await cpuMsOf(pid);
-    const ownCpu = process.cpuUsage();
-    const started = performance.now();
-    await Promise.all(
-      askers.map(async (ask) => {
-        while (issued < requests) {
-          issued += 1;
-          const t0 = performance.now();
-          const ok = await ask().catch(() => false);
-          if (!ok) failures += 1;
-          latencies.push(performance.now() - t0);
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    const own = process.cpuUsage(ownCpu);
-    const agentCpuMs = ((await cpuMsOf(pid)) - agentCpu) / latencies.length;
-    latencies.sort((a, b) => a - b);
-    return {
-      client,
-      clients,
-      answers: latencies.length,
-      p50Ms: percentile(latencies, 50),
-      p99Ms: percentile(latencies, 99),
-      perSecond: latencies.length / seconds,
-      failures,
-      agentCpuMs,
-      clientCpuMs: (own.user + own.system) / 1000 / latencies.length,
-    };
-  } finally {
-    close();
-  }
+/** Runs one cached figure's load generator in its own process (see cached-load.ts); resolves with its row. */
+async function cachedInOwnProcess(job: CachedJob): Promise<CachedRow> {
+  const script = fileURLToPath(new URL('./cached-load.js', import.meta.url));
+  const child = spawn(process.execPath, [script, JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  if (code !== 0) throw new Error(`the load generator (${job.client}) exited with ${String(code)}`);
+  return JSON.parse(out) as CachedRow;
 }
 
 /**
@@ -215,6 +88,7 @@ async function cachedRow(client: CachedClient, url: string, pid: number, clients
 export async function benchLean(options: { readonly cli: string; readonly progress: (line: string) => void; readonly cachedClients?: number; readonly cachedRequests?: number }): Promise<LeanResult> {
   const argo = await startArgoCdSimulator({ token: TOKEN });
   const netbox = await startNetBoxSimulator({ token: TOKEN });
+  let netboxClosed = false;
   try {
     options.progress('lean: idle RSS of each piece...\n');
     const argoArgs = ['--argocd-url', argo.url, '--argocd-token', TOKEN];
@@ -226,6 +100,10 @@ export async function benchLean(options: { readonly cli: string; readonly progre
       idleOf(options.cli, 'Argo CD MCP server', ['mcp', 'argocd', ...argoArgs], 'Argo CD MCP server listening'),
       idleOf(options.cli, 'NetBox MCP server', ['mcp', 'netbox', ...netboxArgs], 'NetBox MCP server listening'),
     ]);
+    // The NetBox estate is large; this process is also the load generator below, and its heap's collections would
+    // pause the clients and show as the agent's latency.
+    await netbox.close();
+    netboxClosed = true;
 
     options.progress('lean: 10 clients paging all of 10,000 applications from an Argo CD MCP server (Node defaults)...\n');
     const row = await benchArgoCd({ applications: 10_000, clients: 10, budgetTokens: 2000, counter: await loadTokenCounter(), cli: options.cli, serverNodeArgs: [] });
@@ -236,9 +114,9 @@ export async function benchLean(options: { readonly cli: string; readonly progre
     const { child, url } = await spawnUntilListening([options.cli, 'agent', 'argocd', ...argoArgs, '--port', '0', '--log-level', 'info'], 'A2A agent listening');
     try {
       const cached: CachedRow[] = [];
-      for (const client of ['a2a-js SDK client', 'plain HTTP client'] as const) {
+      for (const client of ['a2a-js SDK client', 'plain HTTP client'] as const satisfies readonly CachedClient[]) {
         options.progress(`lean: a cached rules answer, ${clients} concurrent clients (${client}), ${CACHED_WARMUP_ROUNDS} untimed rounds, then ${requests} requests...\n`);
-        cached.push(await cachedRow(client, url, child.pid ?? 0, clients, requests));
+        cached.push(await cachedInOwnProcess({ client, url, pid: child.pid ?? 0, clients, requests }));
       }
       return { cli: options.cli, idle, paging, cached };
     } finally {
@@ -247,7 +125,7 @@ export async function benchLean(options: { readonly cli: string; readonly progre
     }
   } finally {
     await argo.close();
-    await netbox.close();
+    if (!netboxClosed) await netbox.close();
   }
 }
 
