@@ -38,7 +38,8 @@ export class SizedLru<V> {
       sizeCalculation: (entry) => entry.bytes,
       ...(options.ttlMs === undefined ? {} : { ttl: options.ttlMs }),
       // The clock is read on every check: no 1 ms memo of it (an injected clock moves by itself).
-      ...(now === undefined ? {} : { perf: { now } }),
+      // lru-cache reads a start time of 0 as "no time" (never stale): a clock that starts at 0 is read from 1.
+      ...(now === undefined ? {} : { perf: { now: () => now() + 1 } }),
       ttlResolution: 0,
       dispose: (entry, _key, reason) => {
         if (reason === 'evict') {

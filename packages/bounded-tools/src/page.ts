@@ -53,7 +53,9 @@ export function renderObject(ctx: RenderContext, tool: string, payload: ObjectPa
   ctx.metrics.toolRawResultBytes.observe({ tool }, Buffer.byteLength(JSON.stringify(payload.data), 'utf8'));
   const fitted = fitObject(payload.data, ctx.budgetNow(), ctx.counter, payload.overflowHint ?? 'Ask for less: a section or a filter.');
   if (fitted.truncated) ctx.metrics.toolBudgetTruncations.inc({ tool });
-  const structured = fitted.truncated ? (JSON.parse(fitted.text) as JsonObject) : payload.data;
+  // The object the text carries, parsed from it: never the tool's own data (an in-process caller would share it, and
+  // a value JSON drops would differ from the text).
+  const structured = JSON.parse(fitted.text) as JsonObject;
   return { result: resultOf(fitted.text, structured), size: { tokens: fitted.tokens, bytes: Buffer.byteLength(fitted.text, 'utf8') } };
 }
 

@@ -91,7 +91,7 @@ export const demoCommand = defineCommand({
     const nbSim = await startNetBoxSimulator({ token, estate: netbox, logger: logger.child({ component: 'netbox-sim' }) });
     // Each domain agent of the registry, with its MCP server in front of its simulator, as separate pieces would run.
     const upstreams: Readonly<Record<string, string>> = { argocd: sim.url, netbox: nbSim.url };
-    const chains = await Promise.all(
+    const settled = await Promise.allSettled(
       DOMAIN_AGENTS.map(async (entry) => {
         const [hostedMcp, hostedAgent] = await Promise.all([entry.mcp.load(), entry.agent.load()]);
         const upstream = upstreams[entry.name];
@@ -99,10 +99,25 @@ export const demoCommand = defineCommand({
         const mcpFlags = { port: '0', [`${entry.name}-url`]: upstream, [`${entry.name}-token`]: token, 'data-dir': join(dataDir, entry.name), 'budget-tokens': String(settings.budgetTokens), 'log-level': settings.logLevel };
         const mcp = await hostedMcp.startMcpServer(parseSettings(hostedMcp.settings, mcpFlags, {}, `demo ${entry.title} MCP server`), { logger });
         const agentFlags = { port: '0', 'mcp-url': mcp.mcpUrl, 'log-level': settings.logLevel };
-        const agent = await hostedAgent.startAgent(parseSettings(hostedAgent.settings, agentFlags, {}, `demo ${entry.title} agent`), logger, { simulator: entry.startSimulator });
-        return { name: entry.name, mcp, agent };
+        try {
+          const agent = await hostedAgent.startAgent(parseSettings(hostedAgent.settings, agentFlags, {}, `demo ${entry.title} agent`), logger, { simulator: entry.startSimulator });
+          return { name: entry.name, mcp, agent };
+        } catch (error) {
+          await mcp.close();
+          throw error;
+        }
       }),
     );
+    const chains = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed !== undefined) {
+      // One chain did not start: what did start stops, and nothing is left behind.
+      await Promise.all(chains.map(async (c) => c.agent.close()));
+      await Promise.all(chains.map(async (c) => c.mcp.close()));
+      await Promise.all([nbSim.close(), sim.close()]);
+      await rm(dataDir, { recursive: true, force: true });
+      throw failed.reason;
+    }
     const chain = (name: string): (typeof chains)[number] => {
       const found = chains.find((c) => c.name === name);
       if (found === undefined) throw new FlotillaError('internal', `the demo has no ${name} agent`);
