@@ -20,12 +20,13 @@ import {
   type ChatScript,
 } from '@flotilla/simulators';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
+import { ROUTING_SET, routingAccuracy, type ExpectedRoute, type RoutingCase } from './routing-set.js';
 
 /**
  * Issue 9's mixed workload: 100 realistic questions, about two thirds simple (a list with a filter, one
  * application's or device's status, a site's VLANs or prefixes) and one third that need a model (vague or compound),
  * asked of the Argo CD and NetBox agents over A2A once with every question sent to the model (`--mode llm`) and once
- * in `hybrid` (simple, confident questions by the rules, no model call; the rest by the model). A few questions come
+ * in `hybrid` (what the rules execute completely, no model call; reasoning and unread words by the model). A few questions come
  * back later in a new conversation, so hybrid's answer cache shows. `kind` is what a person would call the question,
  * not what the rules decide: the route each agent took is measured. One name is misspelt (checkout-api-prd), as people
  * do: the fast path finds no such application, and hybrid asks the model once more (the fallback route).
@@ -200,11 +201,52 @@ export interface HybridModeRun extends HybridTotals {
   readonly rows: readonly HybridQuestionRow[];
 }
 
+/** One question of the labelled routing set, asked in hybrid mode. */
+export interface RoutingRow {
+  readonly agent: 'argocd' | 'netbox';
+  readonly question: string;
+  readonly expected: ExpectedRoute;
+  /** The artifact's `route` (fast, discovery, fallback) and `route_reason`. */
+  readonly route: string;
+  readonly reason: string;
+  /** The router's decision: `fast` for the fast and fallback routes (the rules were chosen), `model` for discovery. */
+  readonly decided: ExpectedRoute | 'none';
+  readonly correct: boolean;
+  readonly modelRequests: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+}
+
+export interface RoutingTotals {
+  readonly questions: number;
+  readonly correct: number;
+  readonly modelRequests: number;
+  /** Prompt + completion tokens. */
+  readonly modelTokens: number;
+}
+
+/** Issue 21: the labelled routing set asked of the hybrid-mode agents, the route each answer took against its label. */
+export interface RoutingRun extends RoutingTotals {
+  /** correct / questions, in percent, from the answers' metadata. */
+  readonly accuracyPercent: number;
+  /** The same set routed by the classifiers alone (no agent): the two must agree. */
+  readonly classifierAccuracyPercent: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  /** Chosen for the fast path, answered by the model after all (the rules did not really answer). */
+  readonly fallbacks: number;
+  readonly byExpected: Readonly<Record<ExpectedRoute, RoutingTotals>>;
+  readonly misrouted: readonly RoutingRow[];
+  readonly rows: readonly RoutingRow[];
+}
+
 export interface HybridBenchResult {
   readonly workload: { readonly questions: number; readonly simple: number; readonly model: number; readonly repeats: number; readonly applications: number; readonly devices: number };
   /** What answered as the model, and whose token counts these are. */
   readonly model: string;
   readonly runs: readonly HybridModeRun[];
+  /** The labelled routing set (`routing-set.ts`), asked in hybrid mode after the workload. */
+  readonly routing: RoutingRun;
   /** (llm - hybrid) / llm, in percent, for each figure. */
   readonly reductionPercent: Readonly<Record<'modelRequests' | 'modelTokens' | 'promptTokens' | 'completionTokens' | 'upstreamCalls' | 'p50Ms' | 'p95Ms', number>>;
 }
@@ -248,9 +290,9 @@ interface Reply {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
-async function ask(client: Client, text: string): Promise<Reply> {
+async function ask(client: Client, text: string, contextId: string = randomUUID()): Promise<Reply> {
   // Each question in its own conversation: no memory of an earlier one helps (only the answer cache may).
-  const result = await client.sendMessage(textRequest(text, randomUUID()), { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const result = await client.sendMessage(textRequest(text, contextId), { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   if (!('artifacts' in result)) return { state: 'a message, not a task', answer: '', metadata: {} };
   const artifact = result.artifacts[0];
   const answer = (artifact?.parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('\n');
@@ -293,6 +335,8 @@ function countingScript(counter: TokenCounter): { readonly script: ChatScript; r
 interface ModeSetup {
   readonly mode: HybridMode;
   ask(index: number, repeat: boolean): Promise<void>;
+  /** Asks a question of the routing set (a follow-up after its question, in one conversation) and reads its route. */
+  askRouting(entry: RoutingCase): Promise<RoutingRow>;
   result(): HybridModeRun;
   close(): Promise<void>;
 }
@@ -366,6 +410,31 @@ async function startMode(mode: HybridMode, upstreams: Upstreams, counter: TokenC
         answer: reply.answer.slice(0, ANSWER_EXCERPT_CHARS),
       });
     },
+    async askRouting(entry) {
+      const contextId = randomUUID();
+      if (entry.after !== undefined) await ask(clients[entry.agent], entry.after, contextId);
+      const before = { requests: llm.requests.length, prompt: promptTokens(), completion: model.completionTokens() };
+      let reply: Reply;
+      try {
+        reply = await ask(clients[entry.agent], entry.question, contextId);
+      } catch (error) {
+        reply = { state: `transport error (${error instanceof Error ? error.message : String(error)})`, answer: '', metadata: {} };
+      }
+      const route = typeof reply.metadata.route === 'string' ? reply.metadata.route : 'none';
+      const decided: RoutingRow['decided'] = route === 'fast' || route === 'fallback' ? 'fast' : route === 'discovery' ? 'model' : 'none';
+      return {
+        agent: entry.agent,
+        question: entry.question,
+        expected: entry.route,
+        route,
+        reason: typeof reply.metadata.route_reason === 'string' ? reply.metadata.route_reason : 'none',
+        decided,
+        correct: decided === entry.route,
+        modelRequests: llm.requests.length - before.requests,
+        promptTokens: promptTokens() - before.prompt,
+        completionTokens: model.completionTokens() - before.completion,
+      };
+    },
     result() {
       const routes: Record<string, number> = {};
       for (const row of rows) routes[row.route] = (routes[row.route] ?? 0) + 1;
@@ -386,6 +455,30 @@ async function startMode(mode: HybridMode, upstreams: Upstreams, counter: TokenC
       };
     },
     close,
+  };
+}
+
+function routingTotals(rows: readonly RoutingRow[]): RoutingTotals {
+  return {
+    questions: rows.length,
+    correct: rows.filter((r) => r.correct).length,
+    modelRequests: rows.reduce((a, r) => a + r.modelRequests, 0),
+    modelTokens: rows.reduce((a, r) => a + r.promptTokens + r.completionTokens, 0),
+  };
+}
+
+function routingRun(rows: readonly RoutingRow[]): RoutingRun {
+  const all = routingTotals(rows);
+  return {
+    ...all,
+    accuracyPercent: all.questions === 0 ? 0 : (100 * all.correct) / all.questions,
+    classifierAccuracyPercent: routingAccuracy().percent,
+    promptTokens: rows.reduce((a, r) => a + r.promptTokens, 0),
+    completionTokens: rows.reduce((a, r) => a + r.completionTokens, 0),
+    fallbacks: rows.filter((r) => r.route === 'fallback').length,
+    byExpected: { fast: routingTotals(rows.filter((r) => r.expected === 'fast')), model: routingTotals(rows.filter((r) => r.expected === 'model')) },
+    misrouted: rows.filter((r) => !r.correct),
+    rows,
   };
 }
 
@@ -416,6 +509,7 @@ export async function benchHybrid(options: { readonly progress?: (line: string) 
   try {
     const setups: ModeSetup[] = [];
     let runs: HybridModeRun[];
+    let routing: RoutingRun;
     try {
       for (const mode of HYBRID_MODES) setups.push(await startMode(mode, { argo, netbox }, counter, dataDir));
       progress(`hybrid suite: ${HYBRID_QUESTIONS.length} questions, one at a time, each asked in ${HYBRID_MODES.join(' and ')} mode...\n`);
@@ -429,6 +523,12 @@ export async function benchHybrid(options: { readonly progress?: (line: string) 
         if ((i + 1) % PROGRESS_EVERY === 0) progress(`hybrid suite: ${i + 1}/${HYBRID_QUESTIONS.length} questions\n`);
       }
       runs = setups.map((setup) => setup.result());
+      const hybridSetup = setups.find((setup) => setup.mode === 'hybrid');
+      if (hybridSetup === undefined) throw new Error('bench hybrid: no hybrid mode to route the labelled set');
+      progress(`hybrid suite: the labelled routing set, ${ROUTING_SET.length} questions in hybrid mode...\n`);
+      const routingRows: RoutingRow[] = [];
+      for (const entry of ROUTING_SET) routingRows.push(await hybridSetup.askRouting(entry));
+      routing = routingRun(routingRows);
     } finally {
       for (const setup of setups) await setup.close();
     }
@@ -447,6 +547,7 @@ export async function benchHybrid(options: { readonly progress?: (line: string) 
       },
       model: 'the fake OpenAI server (packages/simulators) running defaultScript: find_tools, load_tools, the best-matching tool, then an answer quoting it; tokens are its own cl100k_base counts (prompt: recorded per request; completion: countReplyTokens of each reply)',
       runs,
+      routing,
       reductionPercent: Object.fromEntries(keys.map((k) => [k, reduction(llm[k], hybrid[k])])) as HybridBenchResult['reductionPercent'],
     };
   } finally {
@@ -517,6 +618,20 @@ export function formatHybridBench(result: HybridBenchResult, markdown: Markdown)
       }),
     )}`,
   );
+  const rt = result.routing;
+  out.push(
+    `\nRouting by what the rules can fully do (issue 21): the labelled set (test/bench/routing-set.ts, ${rt.questions} questions, a follow-up after its question), ` +
+      `asked in hybrid mode; a route is correct when the answer's route (fast or fallback: the rules were chosen; discovery: the model) is its label:\n${markdown(
+        ['labelled', 'questions', 'route accuracy', 'model requests', 'model tokens'],
+        [
+          ['fast (the rules execute it completely)', String(rt.byExpected.fast.questions), pct((100 * rt.byExpected.fast.correct) / Math.max(1, rt.byExpected.fast.questions)), n(rt.byExpected.fast.modelRequests), n(rt.byExpected.fast.modelTokens)],
+          ['model (reasoning, unread words, no intent)', String(rt.byExpected.model.questions), pct((100 * rt.byExpected.model.correct) / Math.max(1, rt.byExpected.model.questions)), n(rt.byExpected.model.modelRequests), n(rt.byExpected.model.modelTokens)],
+          ['all', String(rt.questions), pct(rt.accuracyPercent), n(rt.modelRequests), n(rt.modelTokens)],
+        ],
+      )}`,
+  );
+  out.push(`Route accuracy by the classifiers alone (no agent): ${pct(rt.classifierAccuracyPercent)}; fast-path answers that fell back to the model: ${rt.fallbacks}.\n`);
+  for (const row of rt.misrouted.slice(0, 10)) out.push(`misrouted (${row.agent}): "${row.question}": labelled ${row.expected}, went ${row.route} (${row.reason})\n`);
   for (const run of [llm, hybrid]) {
     for (const f of run.failures.slice(0, 5)) out.push(`${run.mode}: question ${f.index} failed ("${f.question}"): ${f.reason.slice(0, 200)}\n`);
     if (run.failures.length > 5) out.push(`${run.mode}: ${run.failures.length - 5} more failures in hybrid.json\n`);

@@ -98,6 +98,11 @@ export interface DomainAgentDefinition<N extends string, U extends SettingsSpec,
   readonly help: { readonly url: string; readonly token: string; readonly local: string };
   /** Settings of the domain's own (NetBox's --state-dir), listed after the result-store ones. */
   readonly settings?: X;
+  /**
+   * The intents whose plan the rules execute completely (complex and limitation-aware plans included): hybrid mode's
+   * fast path takes only these, the model the rest. Every intent but `unknown` when not given.
+   */
+  readonly fullyExecuted?: readonly I[];
   /** The rules classifier: hybrid mode routes with it. */
   classifier(options: { readonly now: (() => number) | undefined }): { classify(question: string): Classification<I> };
   /** The domain's agent over connected tools. */
@@ -223,11 +228,12 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
     const llmStack = mode === 'rules' ? undefined : await import('@flotilla/llm');
     const counter = await loadTokenCounter();
     const metrics = createMetrics({ defaultMetrics: true });
-    const gate = await startA2AGate(common, { agent: name, metrics, logger });
+    // The domain's memory store (a hook may touch the disk and fail) before the gate: a failed start leaves no guard running.
     const memoryStore: MemoryStore<M> =
       (await definition.hooks?.memoryStore?.(config, { redis, keyPrefix, metrics })) ??
       (redis === undefined ? boundedMemoryStore<M>({ metrics }) : redisMemoryStore<M>({ client: redis, keyPrefix: `${keyPrefix}memory:` }));
     const classifier = definition.classifier({ now: options.now });
+    const gate = await startA2AGate(common, { agent: name, metrics, logger });
     let upstreamClient: C | undefined;
     /** The answer over connected tools: their capability index, the domain's workflow and the model's loop over them. */
     const prepare = async (mcp: Client): Promise<AnswerTurn> => {
@@ -286,7 +292,7 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
         const reply = { answer: turn.answer, options: turn.options, ...(extra?.data === undefined ? {} : { data: extra.data }), metadata };
         return { reply, failed: fastPathFailed(turn) };
       };
-      return modeAnswerTurn(mode, { agent: name, classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics });
+      return modeAnswerTurn(mode, { agent: name, classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics, fullyExecuted: definition.fullyExecuted });
     };
     const { url: upstreamUrl, token: upstreamToken } = upstreamAccess(name, config);
     let tools: AgentTools<S, AnswerTurn>;

@@ -7,6 +7,7 @@ import {
   fitRequest,
   recordFit,
   repairToolPairs,
+  dropEmptyTurns,
   MESSAGE_OVERHEAD_TOKENS,
   NO_RESULT_TEXT,
   REPLY_PRIMING_TOKENS,
@@ -177,5 +178,31 @@ describe('recordFit', () => {
     expect(text).toContain(`${METRIC.contextTrims}{agent="argocd",kind="orphans_repaired"} 1`);
     const saved = fit.trims.find((t) => t.kind === 'user_text_capped')?.tokensSaved ?? 0;
     expect(text).toContain(`${METRIC.contextTokensSaved}{agent="argocd",kind="user_text_capped"} ${saved}`);
+  });
+});
+
+describe('empty turns', () => {
+  it('drops an empty or whitespace-only assistant turn from every request, and blanks whitespace beside tool calls', () => {
+    const messages: Message[] = [
+      { role: 'user', text: 'list apps' },
+      { role: 'assistant', text: '' },
+      { role: 'user', text: 'and now?' },
+      { role: 'assistant', text: ' \n', toolCalls: [{ id: 'c1', name: 'list_apps', args: {} }] },
+      result('c1', '[]'),
+      { role: 'assistant', text: '   ' },
+      { role: 'user', text: 'again' },
+    ];
+    const fitted = fitRequest(counter, request(messages), budget({}));
+    expect(fitted.request.messages).toEqual([
+      { role: 'user', text: 'list apps' },
+      { role: 'user', text: 'and now?' },
+      { role: 'assistant', text: '', toolCalls: [{ id: 'c1', name: 'list_apps', args: {} }] },
+      result('c1', '[]'),
+      { role: 'user', text: 'again' },
+    ]);
+    // A clean history is returned as it was, not copied.
+    const clean = fitted.request.messages;
+    expect(dropEmptyTurns(clean)).toEqual({ messages: clean, dropped: 0 });
+    expect(dropEmptyTurns(messages).dropped).toBe(2);
   });
 });

@@ -153,6 +153,31 @@ export function repairToolPairs(messages: readonly Message[]): { messages: Messa
   return { messages: out, repaired };
 }
 
+const withText = (message: Message, text: string): Message => ({ ...message, text });
+
+/** Whether an assistant turn carries nothing: no text (or only whitespace) and no tool call. */
+export const isEmptyTurn = (message: Message): boolean => message.role === 'assistant' && message.text.trim() === '' && (message.toolCalls?.length ?? 0) === 0;
+
+/**
+ * The conversation without empty assistant turns, and without whitespace-only text beside tool calls. Anthropic
+ * refuses every request that carries one (400 invalid_request_error: "all messages must have non-empty content
+ * except for the optional final assistant message", "text content blocks must contain non-whitespace text"), so
+ * one kept in a history fails every later turn; and it tells no model anything. Dropping one never splits a tool
+ * call from its result, and the consecutive user turns it may leave are accepted by both APIs (Anthropic combines
+ * consecutive same-role turns into one, OpenAI takes them as they are): nothing needs filling in its place.
+ */
+export function dropEmptyTurns(messages: readonly Message[]): { messages: readonly Message[]; dropped: number } {
+  const blank = (m: Message): boolean => m.role === 'assistant' && m.text !== '' && m.text.trim() === '';
+  if (!messages.some((m) => isEmptyTurn(m) || blank(m))) return { messages, dropped: 0 };
+  const out: Message[] = [];
+  for (const message of messages) {
+    if (isEmptyTurn(message)) continue;
+    // LangChain sends an assistant turn with text '' and tool calls as tool_use blocks alone; any other text as a block.
+    out.push(blank(message) ? withText(message, '') : message);
+  }
+  return { messages: out, dropped: messages.length - out.length };
+}
+
 /** Whether a kept window may start at index i (never between a tool call and its results). */
 const isBoundary = (messages: readonly Message[], i: number): boolean => i >= messages.length || (messages[i] as Message).role !== 'tool';
 
@@ -224,8 +249,6 @@ function largest(lo: number, hi: number, ok: (n: number) => boolean): number | u
   return good;
 }
 
-const withText = (message: Message, text: string): Message => ({ ...message, text });
-
 /**
  * Trims a request until system + tool definitions + history + reserved output fit the context window:
  * (1) cap the latest user text; (2) clear old tool results, keeping the most recent ones; (3) compress older
@@ -251,8 +274,9 @@ export function fitRequest(counter: Counter, request: ContextRequest, budget: Co
     saved.set(kind, (saved.get(kind) ?? 0) + Math.max(0, sizeOf(before) - sizeOf(after)));
   };
 
-  // (4) first: a request with broken pairs is rejected by every provider, whatever its size.
-  const repair = repairToolPairs(input.messages);
+  // (4) first: a request with broken pairs (or an empty turn) is rejected by a provider, whatever its size.
+  const clean = dropEmptyTurns(input.messages).messages;
+  const repair = repairToolPairs(clean);
   let messages = repair.messages;
   if (repair.repaired > 0) note('orphans_repaired', input.messages, messages);
 

@@ -19,6 +19,8 @@ export {
 export {
   fitRequest,
   repairToolPairs,
+  dropEmptyTurns,
+  isEmptyTurn,
   extractiveSummary,
   normaliseBudget,
   clearedResultText,

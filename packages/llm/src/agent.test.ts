@@ -5,7 +5,7 @@ import { CapabilityIndex, REDIS_MEMORY_DEFAULTS } from '@flotilla/agent-kit';
 import { connectInProcess } from '@flotilla/bounded-tools';
 import { CONTEXT_DEFAULTS, type ContextBudget } from '@flotilla/context';
 import { createMetrics } from '@flotilla/metrics';
-import { startFakeOpenAi, defaultScript, type ChatScript, type RunningFakeLlm } from '@flotilla/simulators';
+import { startFakeAnthropic, startFakeOpenAi, defaultScript, type ChatScript, type RunningFakeLlm } from '@flotilla/simulators';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
 import { fitMemory, MODEL_HISTORY_LIMITS } from './agent.js';
 import { createChatModel, createLlmAgent, FIND_TOOLS, LOAD_TOOLS, type LlmAgentOptions, type LlmMemory } from './index.js';
@@ -271,5 +271,120 @@ describe('LLM agent against a model whose real window is smaller than MAX_CONTEX
     } finally {
       await small.close();
     }
+  });
+});
+
+describe.each([
+  ['openai', startFakeOpenAi],
+  ['anthropic', startFakeAnthropic],
+] as const)('LLM agent history hygiene (fake %s server)', (provider, start) => {
+  let server: RunningFakeLlm;
+  let reply: ChatScript = defaultScript;
+  beforeAll(async () => {
+    server = await start({ apiKey: KEY, script: (input) => reply(input) });
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  function hygieneAgent(overrides: Partial<LlmAgentOptions> = {}) {
+    const chat = createChatModel({ llmProvider: provider, llmModel: undefined, llmBaseUrl: server.baseUrl, llmApiKey: KEY }, { maxOutputTokens: 500, maxRetries: 0 });
+    if (chat === undefined) throw new Error('no chat model');
+    return createLlmAgent({ agent: 'toy', chat, mcp: tools.client, index, prompt: 'You are the toy agent.', discovery: 'full', budget, counter, ...overrides });
+  }
+  /** Assistant messages of a recorded request whose content is empty or only whitespace (either API's shape). */
+  const emptyAssistants = (body: unknown): unknown[] =>
+    (body as { messages: { role: string; content?: unknown; tool_calls?: unknown[] }[] }).messages.filter((m) => {
+      if (m.role !== 'assistant' || (m.tool_calls?.length ?? 0) > 0) return false;
+      if (typeof m.content === 'string' || m.content === null || m.content === undefined) return (m.content ?? '').trim() === '';
+      return Array.isArray(m.content) && m.content.every((b: { type?: string; text?: string }) => b.type === 'text' && (b.text ?? '').trim() === '');
+    });
+
+  it('an empty reply after two steps is said as it is, never stored; the next seven turns are all answered', async () => {
+    let turn = 0;
+    reply = (input) => {
+      const last = input.messages[input.messages.length - 1];
+      if (turn > 0) return { text: `Answer ${turn}.` };
+      return last?.role === 'user' ? { text: '', toolCalls: [{ name: 'list_widgets', args: { count: 3 } }] } : { text: '' };
+    };
+    const a = hygieneAgent();
+    const first = server.requests.length;
+    const empty = await a.ask('list the widgets', `c-empty-${provider}`);
+    expect(empty.modelCalls).toBe(2);
+    expect(empty.answer).not.toMatch(/could not finish/);
+    expect(empty.answer).toMatch(/the model returned an empty reply after 2 model steps, having called list_widgets\. Ask again: the tool results found so far are kept/);
+    expect(empty.error?.code).toBe('upstream_bad_response');
+    for (turn = 1; turn <= 7; turn += 1) {
+      const next = await a.ask(`question ${turn}`, `c-empty-${provider}`);
+      expect([next.error, next.answer]).toEqual([undefined, `Answer ${turn}.`]);
+    }
+    const sent = server.requests.slice(first);
+    expect(sent).toHaveLength(9);
+    expect(sent.map((r) => r.status)).toEqual(Array.from({ length: 9 }, () => 200));
+    for (const r of sent) expect(emptyAssistants(r.body)).toEqual([]);
+    // What was found is kept: the widgets listed in the first turn reach the model in the next.
+    expect(JSON.stringify(sent[2]?.body)).toContain('widget-2');
+  });
+
+  it('a history stored with an empty reply (an older version kept them) is cleaned before it is sent', async () => {
+    reply = () => ({ text: 'Fine.' });
+    const store = new Map<string, LlmMemory>();
+    const memoryStore: NonNullable<LlmAgentOptions['memoryStore']> = {
+      load: (id) => Promise.resolve(store.get(id)),
+      save: (id, memory) => {
+        if (memory === undefined) store.delete(id);
+        else store.set(id, memory);
+        return Promise.resolve();
+      },
+    };
+    store.set('c-stored', { messages: [{ role: 'user', text: 'hello' }, { role: 'assistant', text: '' }], loaded: [] });
+    const turn = await hygieneAgent({ memoryStore }).ask('and now?', 'c-stored');
+    expect([turn.error, turn.answer]).toEqual([undefined, 'Fine.']);
+    expect(store.get('c-stored')?.messages).toEqual([
+      { role: 'user', text: 'hello' },
+      { role: 'user', text: 'and now?' },
+      { role: 'assistant', text: 'Fine.' },
+    ]);
+  });
+
+  it('says it could not finish only when the step limit was really reached', async () => {
+    reply = (input) => (input.tools.length === 0 ? { text: '' } : { text: '', toolCalls: [{ name: 'get_widget', args: { name: 'w1' } }] });
+    const turn = await hygieneAgent({ limits: { maxModelCalls: 3 } }).ask('check w1', `c-limit-${provider}`);
+    expect(turn.modelCalls).toBe(3);
+    expect(turn.answer).toMatch(/did not finish within 3 model steps/);
+  });
+});
+
+describe('LLM agent over-budget errors name the settings in force', () => {
+  const long = `You are the toy agent. ${'Widgets are counted by colour and weight. '.repeat(250)}`;
+  const small: ContextBudget = { ...CONTEXT_DEFAULTS.openai, maxContextTokens: 2_000, reservedOutputTokens: 250 };
+
+  it('with index discovery on, does not tell you to turn it on: it names the window that would hold the request', async () => {
+    script = () => ({ text: 'Fine.' });
+    const turn = await agent({ prompt: long, budget: small }).ask('list widgets', 'c-budget-index');
+    expect(turn.error?.code).toBe('config_invalid');
+    expect(turn.answer).not.toContain('--tool-discovery');
+    const needed = Number(/raise MAX_CONTEXT_TOKENS \(now 2000\) to at least (\d+)/i.exec(turn.answer)?.[1]);
+    expect(needed).toBeGreaterThan(2_000);
+    // The figure is true: with that window (and the reserve contextBudgetFor gives it) the same question is answered.
+    const enough = await agent({ prompt: long, budget: { ...small, maxContextTokens: needed, reservedOutputTokens: Math.min(4096, Math.floor(needed / 8)) } }).ask('list widgets', 'c-budget-enough');
+    expect([enough.error, enough.answer]).toEqual([undefined, 'Fine.']);
+  });
+
+  it('names --llm-base-url only when it is set, and a keyless local server only for OpenAI', async () => {
+    // A closed port on loopback: refused at once.
+    const down = createChatModel({ llmProvider: 'openai', llmModel: 'gpt-4o-mini', llmBaseUrl: 'http://127.0.0.1:9/v1', llmApiKey: KEY }, { maxOutputTokens: 500, maxRetries: 0 });
+    if (down === undefined) throw new Error('no chat model');
+    const turn = await agent({ chat: down }).ask('list widgets', 'c-down');
+    expect(turn.error?.code).toBe('upstream_unavailable');
+    expect(turn.answer).toMatch(/Check that the model server --llm-base-url names is up/);
+    expect(() => createChatModel({ llmProvider: 'anthropic', llmModel: undefined, llmBaseUrl: undefined, llmApiKey: undefined }, { maxOutputTokens: 100 })).toThrow(
+      expect.objectContaining({ remedy: 'Set --llm-api-key (FLOTILLA_LLM_API_KEY), or --llm-provider none for the embedded rules.' }),
+    );
+  });
+
+  it('with every tool bound upfront, names index discovery as the other way', async () => {
+    script = () => ({ text: 'Fine.' });
+    const turn = await agent({ prompt: long, budget: small, discovery: 'full' }).ask('list widgets', 'c-budget-full');
+    expect(turn.answer).toMatch(/Raise MAX_CONTEXT_TOKENS \(now 2000\) to at least \d+, or use --tool-discovery index/);
   });
 });

@@ -2,14 +2,14 @@ import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
 import { HumanMessage, SystemMessage, type AIMessage } from '@langchain/core/messages';
 import type { Client } from '@modelcontextprotocol/client';
 import { describeError, FlotillaError, isFlotillaError, silentLogger, type Logger } from '@flotilla/core';
-import { extractiveSummary, fitRequest, SUMMARY_PREFIX, recordFit, type ContextBudget, type ContextMetrics, type FitResult, type JsonValue, type Message, type ToolDefinition } from '@flotilla/context';
+import { dropEmptyTurns, extractiveSummary, fitRequest, isEmptyTurn, SUMMARY_PREFIX, recordFit, type ContextBudget, type ContextMetrics, type FitResult, type JsonValue, type Message, type ToolDefinition } from '@flotilla/context';
 import { cachingCounter, type TokenCounter } from '@flotilla/tokens';
 import type { ChatModelHandle } from './chat.js';
 import { fromAiMessage, toBindable, toLangChain } from './convert.js';
 import { FIND_TOOLS, freshLoaded, LOAD_TOOLS, META_TOOLS, runMetaTool, type LoadedTool } from './discovery.js';
 import { boundedMemoryStore, type CapabilityIndex, type MemoryStore, type StoreMetrics, type WorkflowError } from '@flotilla/agent-kit';
 import { systemPrompt } from './prompts.js';
-import { LLM_LIMITS, type ToolDiscoveryMode } from './settings.js';
+import { contextTokensNeeded, LLM_LIMITS, type ToolDiscoveryMode } from './settings.js';
 
 /** What LLM mode keeps of a conversation between turns: the (already fitted) history and the loaded tools. */
 export interface LlmMemory {
@@ -110,21 +110,23 @@ export const TIGHT_MEMORY_NOTE = '\n\nMemory is tight on this agent right now: s
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** A model-facing reason for an error (the model API's own message, never a stack). */
-function modelError(error: unknown): WorkflowError {
+/** A model-facing reason for an error (the model API's own message, never a stack), naming the settings in force. */
+function modelError(error: unknown, maxContextTokens: number, chat: ChatModelHandle): WorkflowError {
   if (isFlotillaError(error)) return { code: error.code, message: error.message, remedy: error.remedy };
   // LangChain wraps some provider errors (a context overflow) with the SDK's error as the cause.
   const cause = isRecord(error) && isRecord(error.cause) ? error.cause : undefined;
   const status = isRecord(error) && typeof error.status === 'number' ? error.status : typeof cause?.status === 'number' ? cause.status : undefined;
   if (isRecord(error) && error.name === 'ContextOverflowError') {
-    return { code: 'upstream_rejected', message: 'the model refused the request as longer than its context window', remedy: 'Set MAX_CONTEXT_TOKENS to the model\'s real window (or lower); then ask again.' };
+    return { code: 'upstream_rejected', message: 'the model refused the request as longer than its context window', remedy: `MAX_CONTEXT_TOKENS is ${maxContextTokens}: set it to the model's real window (or lower); then ask again.` };
   }
   const detail = describeError(error).slice(0, 300);
   if (status === 401 || status === 403) return { code: 'upstream_auth', message: `the model API refused the credentials (${status})`, remedy: 'Check --llm-api-key.' };
   if (status === 429) return { code: 'rate_limited', message: 'the model API is rate limiting us', remedy: 'Ask again in a minute.' };
   if (status !== undefined && status >= 400 && status < 500) return { code: 'upstream_rejected', message: `the model API rejected the request (${status}: ${detail})`, remedy: 'Ask again; if it keeps failing, the error is in the logs.' };
   if (isRecord(error) && (error.name === 'AbortError' || /timed? ?out/i.test(detail))) return { code: 'upstream_timeout', message: 'the model did not answer in time', remedy: 'Ask again.' };
-  return { code: 'upstream_unavailable', message: `the model API could not be reached (${detail})`, remedy: 'Check --llm-base-url and that the model server is up; then ask again.' };
+  // --llm-base-url is named only when it is set: otherwise the provider's own API was called.
+  const where = chat.baseUrl === undefined ? `that this agent can reach the ${chat.provider} API (network, proxy)` : 'that the model server --llm-base-url names is up';
+  return { code: 'upstream_unavailable', message: `the model API could not be reached (${detail})`, remedy: `Check ${where}; then ask again.` };
 }
 
 /**
@@ -173,6 +175,8 @@ export function createLlmAgent(options: LlmAgentOptions) {
     toolCalls: Annotation<number>,
     summaries: Annotation<number>,
     maxRequestTokens: Annotation<number>,
+    /** The model's last reply had no text and no tool call (not kept as a turn). */
+    emptyReply: Annotation<boolean>,
     error: Annotation<WorkflowError | undefined>,
   });
   type S = typeof State.State;
@@ -251,6 +255,44 @@ export function createLlmAgent(options: LlmAgentOptions) {
     }
   }
 
+  /** A turn whose last allowed model call still gave no answer: the step limit was really reached. */
+  const stepLimitError = (): WorkflowError => ({
+    code: 'upstream_bad_response',
+    message: `the model did not finish within ${limits.maxModelCalls} model steps`,
+    remedy: 'Ask a narrower question, or ask again to continue from the tool results found so far.',
+  });
+
+  /** A turn the model ended with an empty reply before the step limit: said as it is, with what it had found. */
+  function emptyReplyError(steps: number, messages: readonly Message[]): WorkflowError {
+    const question = messages.findLastIndex((m) => m.role === 'user');
+    const called = [...new Set(messages.slice(question + 1).flatMap((m) => (m.role === 'tool' && index.has(m.name) ? [m.name] : [])))];
+    return {
+      code: 'upstream_bad_response',
+      message: `the model returned an empty reply after ${steps} model step${steps === 1 ? '' : 's'}${called.length > 0 ? `, having called ${called.join(', ')}` : ''}`,
+      remedy: called.length > 0 ? 'Ask again: the tool results found so far are kept in this conversation.' : 'Ask again, or rephrase the question.',
+    };
+  }
+
+  /**
+   * The error of a request that cannot fit even trimmed to its minimum, naming what would change that under the
+   * settings in force: the window that would hold it, and index discovery only when it is not already on.
+   */
+  function overBudget(tokens: number, catalog: boolean, loaded: number): FlotillaError {
+    const f = factor();
+    const window = budgetNow().maxContextTokens;
+    // While the memory guard shrinks the window, the setting must cover the request at that factor.
+    const needed = contextTokensNeeded(tokens / f);
+    const ways = [`raise MAX_CONTEXT_TOKENS (now ${budget.maxContextTokens}) to at least ${needed}`];
+    if (options.discovery === 'full') ways.push('use --tool-discovery index (the model then starts with an index of the tools, not all their definitions)');
+    else if (catalog) ways.push('ask a narrower question (index discovery is on, but this question fell back to every tool definition after discovery failed)');
+    else if (loaded > 0) ways.push(`start a new conversation (this one has ${loaded} tool definition${loaded === 1 ? '' : 's'} loaded)`);
+    const tight = f < 1 ? ` Memory is tight on this agent, so the window is cut to ${window} tokens for now; later it may fit as it is.` : '';
+    return new FlotillaError('config_invalid', `the context budget (${window} tokens) cannot hold the system prompt, tools and a reply (${tokens} tokens)`, {
+      remedy: `${ways.join(', or ').replace(/^r/, 'R')}.${tight}`,
+      details: { maxContextTokens: budget.maxContextTokens, window, requestTokens: tokens, neededContextTokens: needed, toolDiscovery: options.discovery, fullCatalog: catalog },
+    });
+  }
+
   const graph = new StateGraph(State)
     .addNode('call_model', async (state: S, config): Promise<U> => {
       const signal = config.signal;
@@ -265,19 +307,18 @@ export function createLlmAgent(options: LlmAgentOptions) {
             : [...META_TOOLS, ...loaded.flatMap((t) => catalogTools.filter((d) => d.name === t.name))];
         const system = (catalog ? prompts.full : prompts.index) + (factor() < 1 ? TIGHT_MEMORY_NOTE : '');
         const { result, summarised } = await fit(state, system, tools, signal);
-        if (result.overBudget) {
-          throw new FlotillaError('config_invalid', `the context budget (${budget.maxContextTokens} tokens) cannot hold the system prompt, tools and a reply (${result.tokens} tokens)`, {
-            remedy: 'Raise MAX_CONTEXT_TOKENS, or use --tool-discovery index.',
-          });
-        }
+        if (result.overBudget) throw overBudget(result.tokens, catalog, loaded.length);
         if (options.metrics !== undefined) recordFit(options.metrics, options.agent, result);
         const model = tools.length === 0 ? options.chat.chat : options.chat.chat.bindTools!(tools.map(toBindable));
         const reply = (await model.invoke(toLangChain(result.request), { signal })) as AIMessage;
         const assistant = fromAiMessage(reply);
         // With no tools bound the model cannot call one; a reply that does anyway is answered as text only.
         const message = last ? { role: 'assistant' as const, text: assistant.text } : assistant;
+        // An empty reply is no turn: kept, it would make Anthropic refuse every later request of the conversation.
+        const empty = isEmptyTurn(message);
         return {
-          messages: [...result.request.messages, message],
+          messages: empty ? result.request.messages : [...result.request.messages, message],
+          emptyReply: empty,
           loaded,
           modelCalls: state.modelCalls + 1,
           summaries: state.summaries + (summarised ? 1 : 0),
@@ -285,7 +326,7 @@ export function createLlmAgent(options: LlmAgentOptions) {
         };
       } catch (error) {
         logger.warn({ err: describeError(error), agent: options.agent }, 'model call failed');
-        return { error: modelError(error), modelCalls: state.modelCalls + 1 };
+        return { error: modelError(error, budget.maxContextTokens, options.chat), modelCalls: state.modelCalls + 1 };
       }
     })
     .addNode('execute_tools', async (state: S, config): Promise<U> => {
@@ -355,30 +396,40 @@ export function createLlmAgent(options: LlmAgentOptions) {
           toolCalls: 0,
           summaries: 0,
           maxRequestTokens: 0,
+          emptyReply: false,
           error: undefined,
         },
         // Each model step is two graph steps (model, tools); the loop is bounded by maxModelCalls, this is a backstop.
         { signal, recursionLimit: limits.maxModelCalls * 2 + 2 },
       );
       const last = state.messages[state.messages.length - 1];
+      // The step limit was reached only when the last allowed call was made and still gave no answer.
+      const error: WorkflowError | undefined =
+        state.error ?? (state.emptyReply ? (state.modelCalls >= limits.maxModelCalls ? stepLimitError() : emptyReplyError(state.modelCalls, state.messages)) : undefined);
       let answer: string;
-      if (state.error !== undefined) {
-        answer = `I could not answer that: ${state.error.message}.${state.error.remedy === undefined ? '' : ` ${state.error.remedy}`}`;
+      if (error !== undefined) {
+        answer = `I could not answer that: ${error.message}.${error.remedy === undefined ? '' : ` ${error.remedy}`}`;
       } else {
-        answer = last?.role === 'assistant' && last.text.trim().length > 0 ? last.text : `I could not finish within ${limits.maxModelCalls} model steps; ask a narrower question.`;
+        answer = last?.role === 'assistant' ? last.text : `I could not answer that: the model gave no answer.`;
       }
       if (counter.count(answer) > limits.answerMaxTokens) {
         const note = '\n… (cut to the answer budget; ask for a narrower view or the next page)';
         answer = counter.truncate(answer, limits.answerMaxTokens - counter.count(note)) + note;
       }
-      // A failed turn keeps the question (so "try again" has context) but not a half-made exchange.
-      const kept = state.error === undefined ? state.messages : [...(memory?.messages ?? []), { role: 'user' as const, text }, { role: 'assistant' as const, text: answer }];
+      // A failed turn keeps the question (so "try again" has context) but not a half-made exchange; a turn the model
+      // left without text keeps its tool results (what was found so far) and says so as its answer.
+      const kept =
+        state.error !== undefined
+          ? [...(memory?.messages ?? []), { role: 'user' as const, text }, { role: 'assistant' as const, text: answer }]
+          : error !== undefined
+            ? [...dropEmptyTurns(state.messages).messages, { role: 'assistant' as const, text: answer }]
+            : dropEmptyTurns(state.messages).messages;
       // A history over its cap keeps its newest turns, so no store has to refuse it.
       const fitted = fitMemory(contextId, { messages: kept, loaded: state.loaded }, history.maxEntryBytes);
       if (fitted.dropped > 0) logger.info({ agent: options.agent, dropped: fitted.dropped, kept: fitted.memory?.messages.length ?? 0 }, 'conversation history over its byte cap: the oldest messages dropped');
       await store.save(contextId, fitted.memory);
       const discovery: DiscoveryOutcome = options.discovery === 'full' ? 'full' : state.fullCatalog ? 'fallback' : 'index';
-      return { answer, options: [], modelCalls: state.modelCalls, toolCalls: state.toolCalls, discovery, maxRequestTokens: state.maxRequestTokens, error: state.error };
+      return { answer, options: [], modelCalls: state.modelCalls, toolCalls: state.toolCalls, discovery, maxRequestTokens: state.maxRequestTokens, error };
     },
   };
 }

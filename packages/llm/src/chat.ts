@@ -8,6 +8,8 @@ export interface ChatModelHandle {
   readonly provider: Exclude<LlmProvider, 'none'>;
   readonly model: string;
   readonly chat: BaseChatModel;
+  /** --llm-base-url when set (errors name it); undefined for the provider's own API. */
+  readonly baseUrl?: string | undefined;
 }
 
 export interface ChatModelOptions {
@@ -39,7 +41,7 @@ export function createChatModel(settings: Pick<LlmSettings, 'llmProvider' | 'llm
       temperature: 0,
       ...(settings.llmBaseUrl === undefined ? {} : { configuration: { baseURL: settings.llmBaseUrl } }),
     });
-    return { provider, model, chat };
+    return { provider, model, chat, baseUrl: settings.llmBaseUrl };
   }
   const chat = new ChatAnthropic({
     model,
@@ -50,5 +52,5 @@ export function createChatModel(settings: Pick<LlmSettings, 'llmProvider' | 'llm
     clientOptions: { timeout },
     ...(settings.llmBaseUrl === undefined ? {} : { anthropicApiUrl: settings.llmBaseUrl }),
   });
-  return { provider, model, chat };
+  return { provider, model, chat, baseUrl: settings.llmBaseUrl };
 }

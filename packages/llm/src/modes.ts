@@ -15,4 +15,19 @@ export {
   type LlmSettings,
   type ToolDiscoveryMode,
 } from './settings.js';
-export { hybridAnswerTurn, modeAnswerTurn, executionMode, isFastPath, fastPathFailed, EXECUTION_MODES, MODE_SETTINGS, type ExecutionMode, type HybridOptions } from './hybrid.js';
+export {
+  hybridAnswerTurn,
+  modeAnswerTurn,
+  executionMode,
+  routeDecision,
+  reasoningWords,
+  fastPathFailed,
+  EXECUTION_MODES,
+  MODE_SETTINGS,
+  REASONING_WORDS,
+  ROUTE_REASONS,
+  type ExecutionMode,
+  type HybridOptions,
+  type RouteDecision,
+  type RouteReason,
+} from './hybrid.js';

@@ -44,6 +44,10 @@ export const LLM_LIMITS = {
   loadPerCall: 4,
 } as const;
 
+/** Bounds of MAX_CONTEXT_TOKENS: a window below 2,000 tokens cannot hold a system prompt, tools and a reply. */
+export const MAX_CONTEXT_TOKENS_MIN = 2_000;
+export const MAX_CONTEXT_TOKENS_MAX = 2_000_000;
+
 /** Settings of LLM mode, shared by every agent's settings table. */
 export const LLM_SETTINGS = {
   llmProvider: {
@@ -63,7 +67,7 @@ export const LLM_SETTINGS = {
   maxContextTokens: {
     flag: 'max-context-tokens',
     env: 'MAX_CONTEXT_TOKENS',
-    schema: boundedInt(2_000, 2_000_000).optional(),
+    schema: boundedInt(MAX_CONTEXT_TOKENS_MIN, MAX_CONTEXT_TOKENS_MAX).optional(),
     help: `Context window every model request must fit (default ${CONTEXT_DEFAULTS.openai.maxContextTokens} openai, ${CONTEXT_DEFAULTS.anthropic.maxContextTokens} anthropic)`,
   },
   minMessagesToKeep: {
@@ -94,6 +98,19 @@ export function contextBudgetFor(provider: LlmProvider, settings: Pick<LlmSettin
 }
 
 /**
+ * The smallest MAX_CONTEXT_TOKENS (rounded up to a thousand, within the setting's bounds) whose budget, as
+ * `contextBudgetFor` makes it (the reply's reserve grows with the window, up to the provider's), leaves `requestTokens`
+ * for a request.
+ */
+export function contextTokensNeeded(requestTokens: number, reserveMax: number = CONTEXT_DEFAULTS.openai.reservedOutputTokens): number {
+  const room = (n: number): number => n - Math.min(reserveMax, Math.floor(n / 8));
+  let n = Math.max(MAX_CONTEXT_TOKENS_MIN, Math.ceil(requestTokens));
+  // room(n) grows by at least 7/8 of every step, so this ends within a few rounds.
+  while (room(n) < requestTokens) n += Math.max(1, Math.ceil(requestTokens - room(n)));
+  return Math.min(MAX_CONTEXT_TOKENS_MAX, Math.ceil(n / 1_000) * 1_000);
+}
+
+/**
  * Throws `config_invalid` when the settings name a provider the model cannot be called with (a hosted API without a
  * key). Checked at start, also in rules mode, without loading the model clients: `createChatModel` checks the same.
  */
@@ -102,7 +119,11 @@ export function checkModelSettings(settings: Pick<LlmSettings, 'llmProvider' | '
   // Local OpenAI-compatible servers (Ollama, vLLM) take no key; the hosted APIs need one.
   if (provider !== 'none' && settings.llmApiKey === undefined && (provider === 'anthropic' || settings.llmBaseUrl === undefined)) {
     throw new FlotillaError('config_invalid', `--llm-provider ${provider} needs an API key (--llm-api-key or FLOTILLA_LLM_API_KEY)`, {
-      remedy: 'Set --llm-api-key (FLOTILLA_LLM_API_KEY), or --llm-base-url for a local server that takes none, or --llm-provider none for the embedded rules.',
+      // A keyless local server is an OpenAI-compatible one; Anthropic's API always wants a key.
+      remedy:
+        provider === 'openai'
+          ? 'Set --llm-api-key (FLOTILLA_LLM_API_KEY), or --llm-base-url for a local server that takes none, or --llm-provider none for the embedded rules.'
+          : 'Set --llm-api-key (FLOTILLA_LLM_API_KEY), or --llm-provider none for the embedded rules.',
     });
   }
 }

@@ -77,6 +77,30 @@ describe('Argo CD rules classifier', () => {
   });
 });
 
+describe('one application named with the singular noun (issue 21)', () => {
+  it('asks for that application, not a list of every application', () => {
+    const table = [
+      'show the payments-api-prod application',
+      'show application payments-api-prod',
+      'details of payments-api-prod',
+      'the payments-api-prod app',
+      'show me the payments-api-prod app',
+      'tell me about the payments-api-prod application',
+    ];
+    const got = table.map((q) => {
+      const c = classifier.classify(q);
+      return [q, c.intent, c.entities.application, c.confidence >= 0.8, c.unused];
+    });
+    expect(got).toEqual(table.map((q) => [q, 'application_details', 'payments-api-prod', true, []]));
+  });
+
+  it('keeps plural nouns and names that are not hyphenated a list', () => {
+    expect(classifier.classify('show the payments apps').intent).toBe('list_applications');
+    expect(classifier.classify('apps in project payments-prod').intent).toBe('list_applications');
+    expect(classifier.classify('list applications in namespace billing-prod').intent).toBe('list_applications');
+  });
+});
+
 describe('entity extraction: names next to "project"', () => {
   it('takes the name before "project" when the word after it is not a name', async () => {
     const { createArgoCdClassifier } = await import('./intents.js');

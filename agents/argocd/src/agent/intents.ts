@@ -528,6 +528,11 @@ for (const w of [
 }
 
 const APPS = String.raw`\b(apps?|applications?|deployments?|services|workloads?)\b`;
+/**
+ * One application named with the singular noun: "show the payments-api-prod application", "application X", "the X
+ * app". It asks for that application, not for a list (a hyphenated name, so "the payments app" stays a list).
+ */
+const ONE_APP = /(?<![\w./=-])[a-z0-9]+(?:-[a-z0-9]+)+ (?:app|application)(?!s|[\w-])|\b(?:app|application) [a-z0-9]+(?:-[a-z0-9]+)+(?![\w./=-])/;
 const LISTY = String.raw`\b(list|show|which|what|get|give|display|all|every|how many|count|number of|any|find)\b`;
 const NOT_APPSETS = /\b(application ?sets?|appsets?)\b/;
 
@@ -615,6 +620,7 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
       { pattern: /^[a-z0-9]+(-[a-z0-9]+)+ (status|health|details|state|sync)[?]?$/, weight: 0.9 },
       { pattern: /\b[a-z0-9]+(-[a-z0-9]+)+'s (logs?|events?|status|health|details|state|resources|history)\b/, weight: 0.9 },
       { pattern: /^[a-z0-9]+(-[a-z0-9]+)+[?]?$/, weight: 0.85 },
+      { pattern: ONE_APP, weight: 0.9 },
     ],
     requires: ['application'],
   },
@@ -637,7 +643,8 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
       { pattern: new RegExp(APPS), weight: 0.78 },
     ],
     // "Problems", "broken", "attention" ask for everything that needs a look: the attention intent.
-    unless: [NOT_APPSETS, /\b(problems?|issues?|trouble|wrong|attention)\b/, /^(what'?s|what is) broken\b/],
+    // "show the payments-api-prod application" is that application (application_details), not a list of 819.
+    unless: [NOT_APPSETS, /\b(problems?|issues?|trouble|wrong|attention)\b/, /^(what'?s|what is) broken\b/, ONE_APP],
     boostedBy: ['sync', 'health', 'env', 'project', 'cluster', 'namespace', 'team', 'label', 'name_contains', 'repo', 'window', 'phase', 'auto_sync', 'group_by'],
   },
 ];

@@ -5,7 +5,7 @@ import type { ArgoCdClient } from '../client/argocd-client.js';
 import { ARGOCD_MCP } from '../server.js';
 import { ARGOCD_PROMPT } from './prompt.js';
 import { createArgoCdAgent } from './agent.js';
-import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
+import { ARGOCD_INTENTS, createArgoCdClassifier, type ArgoIntent } from './intents.js';
 import type { ArgoMemory } from './domain.js';
 
 export const ARGOCD_AGENT_CARD: AgentDescription = {
@@ -60,6 +60,9 @@ export const ARGOCD_AGENT = defineDomainAgent({
   port: 8092,
   prompt: ARGOCD_PROMPT,
   help: { url: 'Argo CD API, for in-process tools', token: 'Argo CD token, for in-process tools', local: 'Also start the Argo CD simulator (819 applications) and use it' },
+  // Every intent's plan is executed by the rules to the end ("what needs attention" too, a complex plan): hybrid mode
+  // sends a question to the model for its reasoning words or unread words, not for its intent.
+  fullyExecuted: ARGOCD_INTENTS.filter((intent) => intent !== 'unknown'),
   classifier: ({ now }) => createArgoCdClassifier({ now }),
   createAgent: (context: DomainAgentContext<ArgoCdClient, ArgoIntent, ArgoMemory, unknown>) => createArgoCdAgent(context),
 });

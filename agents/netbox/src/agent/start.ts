@@ -8,7 +8,7 @@ import type { NetBoxClient } from '../client/netbox-client.js';
 import { NETBOX_MCP } from '../server.js';
 import { NETBOX_PROMPT } from './prompt.js';
 import { createNetBoxAgent, sessionMemory } from './agent.js';
-import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
+import { createNetBoxClassifier, NETBOX_INTENTS, type NetBoxIntent } from './intents.js';
 
 export const NETBOX_AGENT_CARD: AgentDescription = {
   name: 'Flotilla NetBox agent',
@@ -75,6 +75,9 @@ export const NETBOX_AGENT = defineDomainAgent({
       help: 'Folder of progressive-disclosure sessions, so "next batch" survives a restart; in memory when unset (Redis with --redis-url)',
     },
   },
+  // The complex, limitation-aware plans (interfaces of every switch in a site: count probes, batches, sessions) are
+  // executed by the rules to the end as well: hybrid mode answers them without the model.
+  fullyExecuted: NETBOX_INTENTS.filter((intent) => intent !== 'unknown'),
   classifier: () => createNetBoxClassifier(),
   createAgent: (context: DomainAgentContext<NetBoxClient, NetBoxIntent, ProgressiveSession, unknown>) => {
     // The shared rate limiter of the tools in process: limitation detection weighs its pressure.

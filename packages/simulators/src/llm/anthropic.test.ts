@@ -131,6 +131,23 @@ describe('Anthropic wire format', () => {
     expect((await post(request([user('x'), toolUse('toolu_1'), user([toolResult('toolu_1'), { type: 'text', text: 'and?' }])]))).status).toBe(200);
   });
 
+  it('refuses whitespace-only text, and reads consecutive messages of one role as one turn, as the real API does', async () => {
+    const refuse = 'messages: text content blocks must contain non-whitespace text';
+    expect((await post(request([user('x'), { role: 'assistant', content: ' \n' }, user('y')]))).body.error?.message).toBe(refuse);
+    expect((await post(request([user([{ type: 'text', text: '\t' }])]))).body.error?.message).toBe(refuse);
+    expect((await post(request([user([{ type: 'text', text: ' ' }, { type: 'text', text: 'real' }])]))).status).toBe(200);
+    // An empty assistant message anywhere but last is refused: the one a history must never keep.
+    expect((await post(request([user('x'), { role: 'assistant', content: '' }, user('y')]))).body.error?.message).toBe(
+      'messages.1: all messages must have non-empty content except for the optional final assistant message',
+    );
+    // Consecutive same-role messages are combined: two user messages, and a tool_use answered after a second assistant message.
+    expect((await post(request([user('x'), user('y')]))).status).toBe(200);
+    expect((await post(request([user('x'), toolUse('toolu_1'), { role: 'assistant', content: 'checking' }, user([toolResult('toolu_1')])]))).status).toBe(200);
+    expect((await post(request([user('x'), toolUse('toolu_1'), user([toolResult('toolu_1')]), user('and?')]))).status).toBe(200);
+    // Anthropic's own API accepts a first message from the assistant.
+    expect((await post(request([{ role: 'assistant', content: 'Hello.' }, user('x')]))).status).toBe(200);
+  });
+
   it('refuses bodies over 8 MiB with 413 request_too_large', async () => {
     const big = await post(request([user('x'.repeat(8 * 1024 * 1024))]));
     expect([big.status, big.body.error?.type]).toEqual([413, 'request_too_large']);

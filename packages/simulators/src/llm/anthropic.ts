@@ -64,30 +64,60 @@ function describeIssue(body: unknown, issue: z.core.$ZodIssue): LlmError {
 }
 
 const blocks = (message: Message): readonly z.infer<typeof Block>[] => (typeof message.content === 'string' ? [] : message.content);
-const toolUseIds = (message: Message | undefined): string[] =>
-  message?.role === 'assistant' ? blocks(message).flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : [];
-const toolResultIds = (message: Message | undefined): string[] =>
-  message?.role === 'user' ? blocks(message).flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])) : [];
 
-/** The API's rules beyond the schema: non-empty content, and each tool_use answered by a tool_result in the next message. */
+/** One turn as the API reads it: consecutive messages of one role combined, with the index of the first. */
+interface Turn {
+  readonly index: number;
+  readonly role: Message['role'];
+  readonly blocks: readonly z.infer<typeof Block>[];
+}
+
+function turnsOf(messages: readonly Message[]): Turn[] {
+  const turns: { index: number; role: Message['role']; blocks: z.infer<typeof Block>[] }[] = [];
+  for (const [index, message] of messages.entries()) {
+    const content = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+    const previous = turns[turns.length - 1];
+    if (previous?.role === message.role) previous.blocks.push(...content);
+    else turns.push({ index, role: message.role, blocks: [...content] });
+  }
+  return turns;
+}
+
+const blank = (b: z.infer<typeof Block>): boolean => b.type === 'text' && b.text.trim() === '';
+
+/**
+ * The API's rules beyond the schema, as it answers them (400 invalid_request_error): every message but an optional
+ * final assistant one has content, no text block is empty, a message whose text is only whitespace is refused, and
+ * each `tool_use` is answered by a `tool_result` in the turn right after it (and every `tool_result` answers one in
+ * the turn before). What it does not refuse, the fake does not either: consecutive messages of one role are combined
+ * into one turn (the SDK's documentation of `messages`), and a first message from the assistant is accepted by
+ * Anthropic's own API (Bedrock's refuses it: "first message must use the \"user\" role").
+ */
 function checkMessages(messages: readonly Message[]): LlmError | undefined {
   if (messages.length === 0) return invalid('messages: at least one message is required');
   for (const [index, message] of messages.entries()) {
     const final = index === messages.length - 1 && message.role === 'assistant';
     if (!final && message.content.length === 0) return invalid(`messages.${index}: all messages must have non-empty content except for the optional final assistant message`);
     if (blocks(message).some((b) => b.type === 'text' && b.text === '')) return invalid('messages: text content blocks must be non-empty');
-    const results = new Set(toolResultIds(messages[index + 1]));
-    const unanswered = toolUseIds(message).filter((use) => !results.has(use));
+    const content = typeof message.content === 'string' ? [{ type: 'text' as const, text: message.content }] : message.content;
+    if (!final && content.length > 0 && content.every(blank)) return invalid('messages: text content blocks must contain non-whitespace text');
+  }
+  const turns = turnsOf(messages);
+  for (const [t, turn] of turns.entries()) {
+    const next = turns[t + 1];
+    const results = new Set(next?.role === 'user' ? next.blocks.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])) : []);
+    const unanswered = turn.role === 'assistant' ? turn.blocks.flatMap((b) => (b.type === 'tool_use' && !results.has(b.id) ? [b.id] : [])) : [];
     if (unanswered.length > 0) {
       return invalid(
-        `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${unanswered.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
+        `messages.${turn.index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${unanswered.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`,
       );
     }
-    const uses = new Set(toolUseIds(messages[index - 1]));
-    for (const [j, block] of blocks(message).entries()) {
-      if (message.role === 'user' && block.type === 'tool_result' && !uses.has(block.tool_use_id)) {
+    const previous = turns[t - 1];
+    const uses = new Set(previous?.role === 'assistant' ? previous.blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : [])) : []);
+    for (const [j, block] of turn.blocks.entries()) {
+      if (turn.role === 'user' && block.type === 'tool_result' && !uses.has(block.tool_use_id)) {
         return invalid(
-          `messages.${index}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
+          `messages.${turn.index}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${block.tool_use_id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`,
         );
       }
     }
