@@ -1,4 +1,4 @@
-import { createServer, type RequestListener } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -388,36 +388,7 @@ export function misreading<I extends string>(classifier: { classify(question: st
   return ok && confident ? undefined : `${question} → ${got.intent} ${JSON.stringify(got.entities)} (${got.confidence}); wanted ${intent} ${JSON.stringify(entities)}`;
 }
 
-/** An HTTP server of a test's own (a fake upstream that misbehaves on purpose), for the suite it is called in. */
-export interface FakeUpstream {
-  /** Its base URL (http://127.0.0.1:<port>), once started. */
-  readonly url: string;
-}
-
-/**
- * Serves `handler` on 127.0.0.1 at a free port for the suite it is called in: started before its tests, closed after
- * (open connections too, so a stream that never ends does not hold the close).
- */
-export function fakeUpstream(handler: RequestListener): FakeUpstream {
-  const server = createServer(handler);
-  let url: string | undefined;
-  beforeAll(async () => {
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return {
-    get url(): string {
-      if (url === undefined) throw new Error('the fake upstream is not started (use it from a test)');
-      return url;
-    },
-  };
-}
-
-export { streamParts } from '@flotilla/upstream/testing';
+export { fakeUpstream, streamParts, type FakeUpstream } from '@flotilla/upstream/testing';
 
 /** A port free on 127.0.0.1 right now (for a server a test starts later, on purpose, at a known address). */
 export async function freePort(): Promise<number> {

@@ -1,10 +1,11 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { FlotillaError, silentLogger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { ERROR_BODY_MAX_BYTES, ERROR_MESSAGE_MAX_CHARS, errorExcerpt, type ErrorBodyParser } from './classify.js';
 import { UPSTREAM_DEFAULTS, UpstreamHttp } from './http.js';
+import { fakeUpstream } from './testing.js';
 
 const PROXY_PAGE = `<!DOCTYPE html>
 <html><head><title>502 Bad Gateway</title><style>body { color: red; }</style><script>track("x")</script></head>
@@ -21,24 +22,12 @@ const bodies: Record<string, { status: number; body: string }> = {
   '/other-json': { status: 500, body: '{"unexpected":true}' },
 };
 
-let server: Server;
-let baseUrl = '';
 const hits = new Map<string, number>();
-
-beforeAll(async () => {
-  server = createServer((req, res: ServerResponse) => {
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    const answer = bodies[path] ?? { status: 404, body: '' };
-    res.writeHead(answer.status, { 'content-type': path === '/proxy' ? 'text/html' : 'application/json' }).end(answer.body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  baseUrl = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+const upstream = fakeUpstream((req, res: ServerResponse) => {
+  const path = (req.url ?? '/').split('?')[0] ?? '/';
+  hits.set(path, (hits.get(path) ?? 0) + 1);
+  const answer = bodies[path] ?? { status: 404, body: '' };
+  res.writeHead(answer.status, { 'content-type': path === '/proxy' ? 'text/html' : 'application/json' }).end(answer.body);
 });
 
 /** A client's reading of its upstream's error format: `{"problem": {text, kind, code}}`. */
@@ -51,7 +40,7 @@ const readProblem: ErrorBodyParser = (body) => {
 
 function client(errorBody?: ErrorBodyParser): { http: UpstreamHttp; metrics: FlotillaMetrics } {
   const metrics = createMetrics();
-  const http = new UpstreamHttp({ system: 'netbox', displayName: 'Inventory', baseUrl, headers: {}, limits: { ...UPSTREAM_DEFAULTS, retries: 2, backoffMs: 1 }, metrics, logger: silentLogger(), circuit: false, errorBody });
+  const http = new UpstreamHttp({ system: 'netbox', displayName: 'Inventory', baseUrl: upstream.url, headers: {}, limits: { ...UPSTREAM_DEFAULTS, retries: 2, backoffMs: 1 }, metrics, logger: silentLogger(), circuit: false, errorBody });
   return { http, metrics };
 }
 

@@ -1,42 +1,18 @@
 import type { z } from 'zod';
-import type { Logger } from '@flotilla/core';
-import type { FlotillaMetrics, UpstreamSystem } from '@flotilla/metrics';
-import type { CIRCUIT_STATES, CircuitOptions } from './circuit.js';
+import type { CIRCUIT_STATES } from './circuit.js';
 import { Classifier, type ErrorBodyParser, type StreamErrorParser } from './classify.js';
 import { exchange, type ExchangeContext } from './exchange.js';
 import type { OversizedItems } from './json-items.js';
-import { RequestPolicy, type UpstreamLimits } from './policy.js';
-import type { TokenBucket } from './rate-limit.js';
+import { RequestPolicy, type PolicyOptions } from './policy.js';
 import { lineReader, listReader, objectReader, type BodyReader } from './readers.js';
 import type { UpstreamItems, UpstreamLines, UpstreamLinesRequest, UpstreamListRequest, UpstreamPage, UpstreamPageRequest, UpstreamRequest, UpstreamTarget } from './requests.js';
 
 export { UPSTREAM_DEFAULTS, type UpstreamLimits } from './policy.js';
 export type { LineReadStop, LineVerdict, UpstreamItems, UpstreamLines, UpstreamLinesRequest, UpstreamListRequest, UpstreamPage, UpstreamPageRequest, UpstreamRequest } from './requests.js';
 
-export interface UpstreamHttpOptions {
-  readonly system: UpstreamSystem;
-  /** Human name for messages ("Inventory API"). */
-  readonly displayName: string;
+export interface UpstreamHttpOptions extends PolicyOptions {
   readonly baseUrl: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly limits: UpstreamLimits;
-  readonly metrics: FlotillaMetrics;
-  readonly logger: Logger;
-  /** The upstream's shared rate limiter: every attempt takes a token; a 429's Retry-After pauses it. */
-  readonly rateLimiter?: TokenBucket | undefined;
-  /** The upstream's circuit breaker settings (CIRCUIT_DEFAULTS), or false for none. */
-  readonly circuit?: CircuitOptions | false;
-  /** Clock of the circuit breaker (tests). */
-  readonly now?: () => number;
-  /** Injected for tests of retry timing; defaults to a real timer. */
-  readonly sleep?: (ms: number) => Promise<void>;
-  readonly random?: () => number;
-  /**
-   * Every operation label the client uses: their request series are created at zero at start, so the first 429s or
-   * errors after a start reach the alerts (`increase()` cannot count a series' first sample). An operation not
-   * listed still works, and is logged once as a bug of the client.
-   */
-  readonly operations?: readonly string[];
   /**
    * Reads the upstream's error bodies (parsed JSON): its message, and whether a 5xx is the caller's mistake or
    * worth a retry. Without it, or when it reads nothing, errors quote a short, sanitized excerpt of the body.

@@ -1,13 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FlotillaError, silentLogger } from '@flotilla/core';
+import { silentLogger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import type { UpstreamStreamError } from './classify.js';
 import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamHttpOptions, type UpstreamLimits } from './http.js';
 import { JsonValueTooLarge } from './json-items.js';
 import { LineSplitter } from './lines.js';
-import { streamParts as stream } from './testing.js';
+import { failure, streamParts as stream } from './testing.js';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -101,15 +101,6 @@ function failureLine(line: unknown): UpstreamStreamError | undefined {
   const failure = (line as { failure?: { status?: unknown; text?: unknown } } | null)?.failure;
   if (typeof failure?.status !== 'number') return undefined;
   return { status: failure.status, message: typeof failure.text === 'string' ? failure.text : undefined };
-}
-
-async function failure(promise: Promise<unknown>): Promise<FlotillaError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (error instanceof FlotillaError) return error;
-  throw new Error(`expected a FlotillaError, got ${String(error)}`);
 }
 
 async function outcomes(metrics: FlotillaMetrics): Promise<Record<string, number>> {

@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createLogger, FlotillaError, silentLogger, type Logger } from '@flotilla/core';
+import { createLogger, silentLogger, type Logger } from '@flotilla/core';
 import { createMetrics, type FlotillaMetrics } from '@flotilla/metrics';
 import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamLimits } from './http.js';
-import { streamParts as stream } from './testing.js';
+import { failure, streamParts as stream } from './testing.js';
 
 const MiB = 1024 * 1024;
 const BLOB_CHUNK = Buffer.alloc(1_000_000, 'x');
@@ -69,15 +69,6 @@ function recordingLogger(): { logger: Logger; lines: Record<string, unknown>[] }
     },
   });
   return { logger: createLogger({ name: 'test', level: 'debug', destination }), lines };
-}
-
-async function failure(promise: Promise<unknown>): Promise<FlotillaError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (error instanceof FlotillaError) return error;
-  throw new Error(`expected a FlotillaError, got ${String(error)}`);
 }
 
 async function outcomes(metrics: FlotillaMetrics): Promise<Record<string, number>> {

@@ -52,15 +52,25 @@ const BACKOFF_MAX_DOUBLINGS = 3;
 
 export interface PolicyOptions {
   readonly system: UpstreamSystem;
+  /** Human name for messages ("Inventory API"). */
   readonly displayName: string;
   readonly limits: UpstreamLimits;
   readonly metrics: FlotillaMetrics;
   readonly logger: Logger;
+  /** The upstream's shared rate limiter: every attempt takes a token; a 429's Retry-After pauses it. */
   readonly rateLimiter?: TokenBucket | undefined;
+  /** The upstream's circuit breaker settings (CIRCUIT_DEFAULTS), or false for none. */
   readonly circuit?: CircuitOptions | false;
+  /** Clock of the circuit breaker (tests). */
   readonly now?: () => number;
+  /** Injected for tests of retry timing; defaults to a real timer. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly random?: () => number;
+  /**
+   * Every operation label the client uses: their request series are created at zero at start, so the first 429s or
+   * errors after a start reach the alerts (`increase()` cannot count a series' first sample). An operation not
+   * listed still works, and is logged once as a bug of the client.
+   */
   readonly operations?: readonly string[];
 }
 

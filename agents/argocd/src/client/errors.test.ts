@@ -2,10 +2,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { fakeUpstream } from '@flotilla/agent-host/testing';
 import { z } from 'zod';
-import { FlotillaError, silentLogger } from '@flotilla/core';
+import { silentLogger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
 import { UPSTREAM_DEFAULTS, UpstreamHttp, type UpstreamLimits } from '@flotilla/upstream';
 import { grpcGatewayError, grpcStreamError } from './errors.js';
+import { failure } from '@flotilla/upstream/testing';
 
 /** grpc-gateway's line for one message of a server stream. */
 const entry = (i: number): string => `${JSON.stringify({ result: { content: `line ${i}`, last: false } })}\n`;
@@ -53,15 +54,6 @@ function client(limits: Partial<UpstreamLimits> = {}): UpstreamHttp {
     errorBody: grpcGatewayError,
     streamError: grpcStreamError,
   });
-}
-
-async function failure(promise: Promise<unknown>): Promise<FlotillaError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (error instanceof FlotillaError) return error;
-  throw new Error(`expected a FlotillaError, got ${String(error)}`);
 }
 
 const LogLine = z.object({ result: z.object({ content: z.string() }) });
