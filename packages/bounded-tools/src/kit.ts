@@ -96,10 +96,6 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
           items: new PageItems({ length: texts.length, read: (from, to) => Promise.resolve(texts.slice(from, to)) }, counter),
           counts: payload.counts,
           notes: payload.notes ?? [],
-          search: undefined,
-          stored: undefined,
-          fingerprint: undefined,
-          snapshotAgeSeconds: undefined,
           nextCall: payload.nextCall,
         });
       }
@@ -114,10 +110,6 @@ export function createBoundedTools(options: BoundedToolsOptions): BoundedTools {
           items,
           counts: payload.meta.counts,
           notes: payload.notes ?? [],
-          search: undefined,
-          stored: undefined,
-          fingerprint: undefined,
-          snapshotAgeSeconds: undefined,
           nextCall: payload.nextCall,
         });
         metrics.toolRawResultBytes.observe({ tool }, items.bytesRead);

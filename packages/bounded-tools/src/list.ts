@@ -109,7 +109,6 @@ export async function renderList(ctx: RenderContext, tool: string, payload: List
     search: payload.search,
     stored,
     fingerprint,
-    snapshotAgeSeconds: undefined,
     nextCall: nextCallOf(tool, stored),
   });
   if (snapshotKey !== undefined && stored === undefined && payload.spill !== false && offset + rendered.returned < total) {

@@ -92,11 +92,14 @@ export interface PageView {
   readonly items: PageItems;
   readonly counts: Counts | undefined;
   readonly notes: readonly string[];
-  readonly search: ListPayload['search'];
-  readonly stored: StoredResultMeta | undefined;
-  readonly fingerprint: string | undefined;
+  /** A search's scan and cap, when the list is a search's matches. */
+  readonly search?: ListPayload['search'];
+  /** The stored list the page points at (its first page of a large list). */
+  readonly stored?: StoredResultMeta | undefined;
+  /** Of the list, for cursors; none: the page gives no cursor. */
+  readonly fingerprint?: string | undefined;
   /** Set when the page came from a snapshot older than SnapshotCache.showAgeAfterSeconds. */
-  readonly snapshotAgeSeconds: number | undefined;
+  readonly snapshotAgeSeconds?: number | undefined;
   readonly nextCall: (nextOffset: number) => string;
 }
 
