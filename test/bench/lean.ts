@@ -6,8 +6,6 @@ import { benchArgoCd } from './argocd.js';
 import { CACHED_WARMUP_ROUNDS, type CachedClient, type CachedJob, type CachedRow } from './cached-load.js';
 import { rssOf, spawnUntilListening } from './process.js';
 
-export { CACHED_QUESTION, CACHED_WARMUP_ROUNDS, type CachedClient, type CachedRow } from './cached-load.js';
-
 /** Issue 19's goals, each measured by this suite in one run. */
 export const LEAN_GOALS = {
   idleRssMiB: 100,
