@@ -31,6 +31,7 @@ export const ROUTING_SET: readonly RoutingCase[] = [
   fast('argocd', 'which apps are out of sync in prod?', 'a filtered list'),
   fast('argocd', 'status of payments-api-prod', 'one application'),
   fast('argocd', 'show the payments-api-prod application', 'one application, named with the singular noun (issue 21)'),
+  fast('argocd', "the payments-api-prod app's status", 'a possessive is its word: "app\'s" is understood (issue 21)'),
   fast('argocd', 'show application identity-auth-prod', 'one application'),
   fast('argocd', 'details of search-indexer-prod', 'one application'),
   fast('argocd', 'the ledger-gateway-prod app', 'one application'),

@@ -103,6 +103,8 @@ export interface DomainAgentDefinition<N extends string, U extends SettingsSpec,
    * fast path takes only these, the model the rest. Every intent but `unknown` when not given.
    */
   readonly fullyExecuted?: readonly I[];
+  /** The intents that continue the last list ("next page"): in hybrid mode, a list the model produced is its to continue. */
+  readonly continuations?: readonly I[];
   /** The rules classifier: hybrid mode routes with it. */
   classifier(options: { readonly now: (() => number) | undefined }): { classify(question: string): Classification<I> };
   /** The domain's agent over connected tools. */
@@ -290,9 +292,18 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
           ...partialMetadata(turn.data),
         };
         const reply = { answer: turn.answer, options: turn.options, ...(extra?.data === undefined ? {} : { data: extra.data }), metadata };
-        return { reply, failed: fastPathFailed(turn) };
+        return { reply, failed: fastPathFailed(turn), listed: turn.listed === true };
       };
-      return modeAnswerTurn(mode, { agent: name, classify: (q) => classifier.classify(q), fast: rulesTurn, discovery: llm, metrics, fullyExecuted: definition.fullyExecuted });
+      return modeAnswerTurn(mode, {
+        agent: name,
+        classify: (q) => classifier.classify(q),
+        fast: rulesTurn,
+        discovery: llm?.turn,
+        conversation: llm?.conversation,
+        metrics,
+        fullyExecuted: definition.fullyExecuted,
+        continuations: definition.continuations,
+      });
     };
     const { url: upstreamUrl, token: upstreamToken } = upstreamAccess(name, config);
     let tools: AgentTools<S, AnswerTurn>;

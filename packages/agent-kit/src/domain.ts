@@ -60,7 +60,15 @@ export interface Answer<M> {
   readonly memory: M | undefined;
   /** Structured data for clients (limitation options as buttons); sent as an A2A data part. */
   readonly data?: Readonly<Record<string, unknown>>;
+  /**
+   * Set when the text is no answer to the question: `nothing_to_continue` ("next page" with no list remembered). In
+   * hybrid mode such a turn is a failed fast path: the model, which may remember a list of its own, answers instead.
+   */
+  readonly unanswered?: Unanswered | undefined;
 }
+
+/** Why a rules answer did not answer (see `Answer.unanswered`). */
+export type Unanswered = 'nothing_to_continue';
 
 /** Keeps a conversation's memory outside the process (files, Redis), so a restarted agent continues it. */
 export interface MemoryStore<M> {
@@ -132,6 +140,13 @@ export interface TurnResult<I extends string> {
   readonly handling: Handling | undefined;
   readonly detectSeconds: number | undefined;
   readonly data: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * The turn left a new list (or the next page of one) that "next page" continues: its memory is a new one. The
+   * hybrid router records which path produced the conversation's last list from it.
+   */
+  readonly listed?: boolean | undefined;
+  /** The answer did not answer (see `Answer.unanswered`). */
+  readonly unanswered?: Unanswered | undefined;
   /** True when the answer came from the answer cache (no tool call made). */
   readonly cached: boolean;
   /**

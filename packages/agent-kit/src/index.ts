@@ -1,5 +1,6 @@
 export {
   createRulesClassifier,
+  understoodWords,
   normalise,
   CONFIDENCE_THRESHOLD,
   QUESTION_MAX_CHARS,
@@ -41,6 +42,7 @@ export {
   type RunTurn,
   type AskTurn,
   type CountedAnswer,
+  type Unanswered,
 } from './domain.js';
 export {
   accountingNote,

@@ -58,7 +58,7 @@ export interface NextPageAnswerOptions<M> {
 
 /** The answer to "next page": nothing to continue yet, the end of the list, or the next page. */
 export function nextPageAnswer<M>(memory: M | undefined, results: readonly ToolResult[], words: NextPageAnswerOptions<M>): Answer<M> {
-  if (memory === undefined) return { text: words.nothingYet, options: words.examples.slice(0, 2), memory };
+  if (memory === undefined) return { text: words.nothingYet, options: words.examples.slice(0, 2), memory, unanswered: 'nothing_to_continue' };
   if (results.length === 0) return { text: words.ended(memory), options: [], memory };
   return words.next(memory);
 }

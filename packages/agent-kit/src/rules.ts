@@ -225,6 +225,15 @@ function correctTypos(
   return { text: corrected.length === 0 ? text : out + text.slice(last), corrected };
 }
 
+/**
+ * One whole-word pattern of `words` for a classifier's `understood` list, longest first; a word's possessive is the
+ * word ("the app's status": "app's" is "app", understood).
+ */
+export function understoodWords(words: readonly string[]): RegExp {
+  const alternatives = [...new Set(words)].sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`(?<![\\w'-])(?:${alternatives.join('|')})(?:'s)?(?![\\w'-])`, 'g');
+}
+
 /** Marks `[start, end)` as used. */
 function cover(used: Uint8Array, start: number, end: number): void {
   used.fill(1, Math.max(0, start), Math.min(used.length, end));

@@ -19,6 +19,7 @@ import type {
   ToolCall,
   ToolResult,
   TurnResult,
+  Unanswered,
   WorkflowError,
 } from './domain.js';
 
@@ -161,6 +162,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
     /** Tokens of `response`, counted while it was written. */
     responseTokens: Annotation<number | undefined>,
     userOptions: Annotation<readonly string[]>,
+    unanswered: Annotation<Unanswered | undefined>,
     error: Annotation<WorkflowError | undefined>,
     memory: Annotation<M | undefined>,
   });
@@ -280,7 +282,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         }
         const unused = state.classification?.unused ?? [];
         const data = unused.length + unapplied.length === 0 ? answer.data : { ...(answer.data ?? {}), not_applied: [...unused.map((w) => `"${w}"`), ...unapplied, ...notApplied(answer.data)] };
-        return { response: text, responseTokens: tokens, userOptions: [...answer.options], memory: answer.memory, data };
+        return { response: text, responseTokens: tokens, userOptions: [...answer.options], memory: answer.memory, data, unanswered: answer.unanswered };
       } catch (error) {
         const e = toError(error);
         return { response: `I could not answer that: ${e.message}.`, responseTokens: undefined, userOptions: [], error: e };
@@ -329,6 +331,7 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
         response: '',
         responseTokens: undefined,
         userOptions: [],
+        unanswered: undefined,
         error: undefined,
         memory,
       },
@@ -358,6 +361,9 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
       handling: state.handling,
       detectSeconds: state.detectSeconds,
       data: state.data,
+      // A memory the answer made anew (a list, its next page) is a list "next page" continues; one kept is not.
+      listed: state.error === undefined && forgotten === '' && state.memory !== undefined && state.memory !== memory,
+      unanswered: state.unanswered,
     };
     const cacheable = turn.error === undefined && turn.toolErrors === 0 && turn.limitations.length === 0 && forgotten === '';
     return { turn, memory: state.memory, answerTokens: forgotten === '' ? state.responseTokens : undefined, cacheable };

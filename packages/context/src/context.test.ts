@@ -200,9 +200,12 @@ describe('empty turns', () => {
       result('c1', '[]'),
       { role: 'user', text: 'again' },
     ]);
+    // Counted as a trim of its own (the empty_turns_dropped kind on the dashboard); a clean history takes none.
+    expect(fitted.trims.map((t) => t.kind)).toEqual(['empty_turns_dropped']);
     // A clean history is returned as it was, not copied.
     const clean = fitted.request.messages;
     expect(dropEmptyTurns(clean)).toEqual({ messages: clean, dropped: 0 });
+    expect(fitRequest(counter, request([...clean]), budget({})).trims).toEqual([]);
     expect(dropEmptyTurns(messages).dropped).toBe(2);
   });
 });

@@ -275,10 +275,11 @@ export function fitRequest(counter: Counter, request: ContextRequest, budget: Co
   };
 
   // (4) first: a request with broken pairs (or an empty turn) is rejected by a provider, whatever its size.
-  const clean = dropEmptyTurns(input.messages).messages;
-  const repair = repairToolPairs(clean);
+  const empty = dropEmptyTurns(input.messages);
+  if (empty.messages !== input.messages) note('empty_turns_dropped', input.messages, empty.messages);
+  const repair = repairToolPairs(empty.messages);
   let messages = repair.messages;
-  if (repair.repaired > 0) note('orphans_repaired', input.messages, messages);
+  if (repair.repaired > 0) note('orphans_repaired', empty.messages, messages);
 
   // (1) the latest user text, typically a pasted log.
   if (!fits(messages)) {

@@ -10,12 +10,27 @@ import { FIND_TOOLS, freshLoaded, LOAD_TOOLS, META_TOOLS, runMetaTool, type Load
 import { boundedMemoryStore, type CapabilityIndex, type MemoryStore, type StoreMetrics, type WorkflowError } from '@flotilla/agent-kit';
 import { systemPrompt } from './prompts.js';
 import { contextTokensNeeded, LLM_LIMITS, type ToolDiscoveryMode } from './settings.js';
+import type { ListOwner, SharedConversation } from './hybrid.js';
 
-/** What LLM mode keeps of a conversation between turns: the (already fitted) history and the loaded tools. */
+/**
+ * What LLM mode keeps of a conversation between turns: the (already fitted) history and the loaded tools. In hybrid
+ * mode it is the conversation's one record: the turns the rules answered are in `messages` too (a compact summary of
+ * each answer), and `lastList` says which path produced the last list.
+ */
 export interface LlmMemory {
   readonly messages: readonly Message[];
   readonly loaded: readonly LoadedTool[];
+  readonly lastList?: ListOwner | undefined;
 }
+
+/** A turn the rules answered, as the model later reads it: the question, then the answer's first tokens. */
+export const RULES_TURN_LIMITS = {
+  /** Tokens of a rules answer kept in the record (its note included): a list's head and totals, not its rows. */
+  answerMaxTokens: 300,
+} as const;
+
+/** A tool result with more to page: the model listed something "next page" continues (bounded tools' `has_more`). */
+const MORE_TO_PAGE = /"has_more":\s*true/;
 
 export type LlmLimits = { readonly [K in keyof typeof LLM_LIMITS]: number };
 
@@ -376,15 +391,43 @@ export function createLlmAgent(options: LlmAgentOptions) {
     .addEdge('execute_tools', 'call_model')
     .compile();
 
+  /** Incoming text (a pasted log, a long thread) is capped on arrival, to at most half of the usable window. */
+  const userText = (question: string): string => {
+    const cap = Math.max(64, Math.min(budget.userTextMaxTokens, Math.floor((budget.maxContextTokens - budget.reservedOutputTokens) / 2)));
+    const total = counter.count(question);
+    return total <= cap ? question : `${counter.truncate(question, cap)}\n[message cut to ${cap} of ${total} tokens]`;
+  };
+  /** Saves a history within its byte cap: past it the oldest turns go, so no store has to refuse it. */
+  const saveFitted = async (contextId: string, memory: LlmMemory): Promise<void> => {
+    const fitted = fitMemory(contextId, memory, history.maxEntryBytes);
+    if (fitted.dropped > 0) logger.info({ agent: options.agent, dropped: fitted.dropped, kept: fitted.memory?.messages.length ?? 0 }, 'conversation history over its byte cap: the oldest messages dropped');
+    await store.save(contextId, fitted.memory);
+  };
+  /** A rules answer as the record keeps it: whole when short, else its first tokens and how much there was. */
+  const rulesSummary = (answer: string): string => {
+    const max = RULES_TURN_LIMITS.answerMaxTokens;
+    const total = counter.count(answer);
+    if (total <= max) return answer;
+    const note = `\n[the first part of a ${total}-token answer]`;
+    return counter.truncate(answer, Math.max(1, max - counter.count(note))) + note;
+  };
+  const conversation: SharedConversation = {
+    lastList: async (contextId) => (await store.load(contextId))?.lastList,
+    async recordRulesTurn(contextId, turn) {
+      const memory = await store.load(contextId);
+      const messages: Message[] = [...(memory?.messages ?? []), { role: 'user', text: userText(turn.question) }, { role: 'assistant', text: rulesSummary(turn.answer) }];
+      await saveFitted(contextId, { messages, loaded: memory?.loaded ?? [], lastList: turn.listed ? 'rules' : memory?.lastList });
+    },
+  };
+
   return {
     graph,
+    /** The conversation record hybrid mode shares with the rules (this agent's history store). */
+    conversation,
     /** One question of the conversation `contextId`. */
     async ask(question: string, contextId: string, signal?: AbortSignal): Promise<LlmTurn> {
       const memory = await store.load(contextId);
-      // Incoming text (a pasted log, a long thread) is capped on arrival, to at most half of the usable window.
-      const cap = Math.max(64, Math.min(budget.userTextMaxTokens, Math.floor((budget.maxContextTokens - budget.reservedOutputTokens) / 2)));
-      const total = counter.count(question);
-      const text = total <= cap ? question : `${counter.truncate(question, cap)}\n[message cut to ${cap} of ${total} tokens]`;
+      const text = userText(question);
       const state = await graph.invoke(
         {
           contextId,
@@ -424,10 +467,10 @@ export function createLlmAgent(options: LlmAgentOptions) {
           : error !== undefined
             ? [...dropEmptyTurns(state.messages).messages, { role: 'assistant' as const, text: answer }]
             : dropEmptyTurns(state.messages).messages;
-      // A history over its cap keeps its newest turns, so no store has to refuse it.
-      const fitted = fitMemory(contextId, { messages: kept, loaded: state.loaded }, history.maxEntryBytes);
-      if (fitted.dropped > 0) logger.info({ agent: options.agent, dropped: fitted.dropped, kept: fitted.memory?.messages.length ?? 0 }, 'conversation history over its byte cap: the oldest messages dropped');
-      await store.save(contextId, fitted.memory);
+      // This turn's tool results with more to page: the model's list is now the one "next page" continues.
+      const asked = state.messages.findLastIndex((m) => m.role === 'user');
+      const listed = state.error === undefined && state.messages.slice(asked + 1).some((m) => m.role === 'tool' && MORE_TO_PAGE.test(m.text));
+      await saveFitted(contextId, { messages: kept, loaded: state.loaded, lastList: listed ? 'model' : memory?.lastList });
       const discovery: DiscoveryOutcome = options.discovery === 'full' ? 'full' : state.fullCatalog ? 'fallback' : 'index';
       return { answer, options: [], modelCalls: state.modelCalls, toolCalls: state.toolCalls, discovery, maxRequestTokens: state.maxRequestTokens, error };
     },

@@ -6,6 +6,7 @@ import type { TokenCounter } from '@flotilla/tokens';
 import { createLlmAgent, type LlmMemory, type LlmTurn } from './agent.js';
 import { createChatModel } from './chat.js';
 import { contextBudgetFor, type LlmSettings } from './settings.js';
+import type { SharedConversation } from './hybrid.js';
 
 export interface LlmAnswerOptions {
   readonly agent: string;
@@ -23,11 +24,17 @@ export interface LlmAnswerOptions {
   readonly memoryStore?: MemoryStore<LlmMemory> | undefined;
 }
 
+/** An agent's answer in LLM mode, and the conversation record it keeps (which hybrid mode shares with the rules). */
+export interface LlmAnswer {
+  readonly turn: AnswerTurn;
+  readonly conversation: SharedConversation;
+}
+
 /**
  * An agent's A2A answer in LLM mode, or undefined when the settings choose the embedded rules (no provider).
  * Turns are metered like the rules workflow's, on the `llm` path.
  */
-export function llmAnswerTurn(options: LlmAnswerOptions): AnswerTurn | undefined {
+export function llmAnswerTurn(options: LlmAnswerOptions): LlmAnswer | undefined {
   const { settings, counter, metrics, agent } = options;
   const budget = contextBudgetFor(settings.llmProvider, settings);
   const chat = createChatModel(settings, { maxOutputTokens: budget.reservedOutputTokens });
@@ -48,7 +55,7 @@ export function llmAnswerTurn(options: LlmAnswerOptions): AnswerTurn | undefined
     storeMetrics: metrics,
   });
   options.logger.info({ provider: chat.provider, model: chat.model, maxContextTokens: budget.maxContextTokens, discovery: settings.toolDiscovery }, 'LLM mode');
-  return async (question, contextId, _progress, signal) => {
+  const answerTurn: AnswerTurn = async (question, contextId, _progress, signal) => {
     const started = performance.now();
     let turn: LlmTurn;
     try {
@@ -78,4 +85,5 @@ export function llmAnswerTurn(options: LlmAnswerOptions): AnswerTurn | undefined
       },
     };
   };
+  return { turn: answerTurn, conversation: llm.conversation };
 }

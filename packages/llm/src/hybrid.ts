@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FlotillaError, type SettingsSpec } from '@flotilla/core';
 import { CONFIDENCE_THRESHOLD, type AnswerTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
-import type { FlotillaMetrics, HybridRoute } from '@flotilla/metrics';
+import { HYBRID_ROUTE_REASONS, type FlotillaMetrics, type HybridRoute, type HybridRouteReason } from '@flotilla/metrics';
 import type { LlmProvider } from './settings.js';
 
 /**
@@ -59,9 +59,9 @@ export function reasoningWords(question: string): string[] {
   return [...new Set([...question.matchAll(REASONING_RE)].map((m) => m[0].toLowerCase().replace(/\s+/g, ' ')))];
 }
 
-/** Why hybrid mode sent a question where it did (the `route_reason` of the answer's metadata). */
-export const ROUTE_REASONS = ['rules_execute_fully', 'reasoning_words', 'unused_words', 'low_confidence', 'unknown_intent', 'intent_not_fully_executed', 'fast_path_failed'] as const;
-export type RouteReason = (typeof ROUTE_REASONS)[number];
+/** Why hybrid mode sent a question where it did (the `route_reason` of the answer's metadata, the metric's `reason`). */
+export const ROUTE_REASONS: readonly HybridRouteReason[] = Object.values(HYBRID_ROUTE_REASONS).flat();
+export type RouteReason = HybridRouteReason;
 
 export interface RouteDecision {
   readonly route: 'fast' | 'model';
@@ -89,17 +89,34 @@ export function routeDecision<I extends string>(question: string, classification
 }
 
 /** True when a rules turn did not really answer (an error, an unsure or unsupported question, a tool that failed). */
-export function fastPathFailed<I extends string>(turn: Pick<TurnResult<I>, 'error' | 'limitations' | 'toolErrors'>): boolean {
+export function fastPathFailed<I extends string>(turn: Pick<TurnResult<I>, 'error' | 'limitations' | 'toolErrors' | 'unanswered'>): boolean {
+  // "next page" with no list remembered by the rules: the model may have produced the list.
+  if (turn.unanswered !== undefined) return true;
   return turn.error !== undefined || turn.toolErrors > 0 || turn.limitations.some((l) => l.kind === 'low_confidence' || l.kind === 'unsupported');
+}
+
+/** Which path produced a conversation's last list, the one "next page" continues. */
+export type ListOwner = 'rules' | 'model';
+
+/**
+ * The conversation record both paths of hybrid mode share (the model's history store, in Redis when configured):
+ * the turns the rules answered go into it as compact summaries, so the model reads the whole conversation, and it
+ * remembers which path produced the last list.
+ */
+export interface SharedConversation {
+  /** Who produced the conversation's last list; undefined when neither did (or the record is gone). */
+  lastList(contextId: string): Promise<ListOwner | undefined>;
+  /** Records a turn the rules answered: its question, a compact summary of its answer, and whether it listed. */
+  recordRulesTurn(contextId: string, turn: { readonly question: string; readonly answer: string; readonly listed: boolean }): Promise<void>;
 }
 
 export interface HybridOptions<I extends string> {
   readonly agent: string;
   readonly classify: (question: string) => Classification<I>;
   /**
-   * The rules workflow's answer, with its turn (to see whether it really answered). In hybrid mode it is given the
-   * router's classification of the question (by `classify`, the workflow's rules): pass it on to the workflow's
-   * `ask`, so the question is not classified again.
+   * The rules workflow's answer, with its turn (to see whether it really answered, and whether it listed). In hybrid
+   * mode it is given the router's classification of the question (by `classify`, the workflow's rules): pass it on to
+   * the workflow's `ask`, so the question is not classified again.
    */
   readonly fast: (
     question: string,
@@ -107,7 +124,7 @@ export interface HybridOptions<I extends string> {
     progress: (note: string) => void,
     signal?: AbortSignal,
     classification?: Classification<I>,
-  ) => Promise<{ readonly reply: Awaited<ReturnType<AnswerTurn>>; readonly failed: boolean }>;
+  ) => Promise<{ readonly reply: Awaited<ReturnType<AnswerTurn>>; readonly failed: boolean; readonly listed?: boolean | undefined }>;
   /** The model's answer (the discovery path). */
   readonly discovery: AnswerTurn;
   /**
@@ -115,34 +132,63 @@ export interface HybridOptions<I extends string> {
    * only ones the fast path takes. Every intent but `unknown` when not given.
    */
   readonly fullyExecuted?: readonly I[] | undefined;
+  /** The intents that continue the last list ("next page", "next batch"): the model's list is the model's to continue. */
+  readonly continuations?: readonly I[] | undefined;
+  /** The record both paths share; without it the model sees only its own turns. */
+  readonly conversation?: SharedConversation | undefined;
   readonly metrics: Pick<FlotillaMetrics, 'hybridRoutes'>;
 }
 
+/** Told to the person when a rules answer could not be written into the shared record (Redis away, say). */
+const NOT_RECORDED = (reason: string): string =>
+  `\n\n(I could not keep this answer in the conversation's record (${reason.slice(0, 200)}): if you ask about it next, say what you mean in full.)`;
+
 /**
  * The hybrid router of ADR-0003: the fast path (rules plan and rendering, no model call) for the questions the rules
- * answer completely (`routeDecision`); the discovery path (the model with the capability index) for the rest, and
- * once more for a fast path that failed. The answer does not mention the switch; the route and why
- * (`route_reason`, and `route_words` when words decided it) are in the metadata, the route in the metrics.
+ * answer completely (`routeDecision`); the discovery path (the model with the capability index) for the rest, for a
+ * "next page" of a list the model produced, and once more for a fast path that failed (a continuation with nothing to
+ * continue included). Both paths write one conversation record (`conversation`): a fast answer goes into it as a
+ * compact summary, so a later model turn reads "these" with what they were. The answer does not mention the switch;
+ * the route and why (`route_reason`, and `route_words` when words decided it) are in the metadata and the metrics.
  */
 export function hybridAnswerTurn<I extends string>(options: HybridOptions<I>): AnswerTurn {
-  const count = (route: HybridRoute): void => options.metrics.hybridRoutes.inc({ agent: options.agent, route });
+  const count = (route: HybridRoute, reason: RouteReason): void => options.metrics.hybridRoutes.inc({ agent: options.agent, route, reason });
   const fullyExecuted = options.fullyExecuted === undefined ? undefined : new Set(options.fullyExecuted);
+  const continuations = new Set(options.continuations ?? []);
+  const { conversation } = options;
+  /** Who listed last; a record that cannot be read (Redis away) leaves it to the rules, whose own memory decides. */
+  const lastList = async (contextId: string): Promise<ListOwner | undefined> => {
+    try {
+      return await conversation?.lastList(contextId);
+    } catch {
+      return undefined;
+    }
+  };
   return async (question, contextId, progress, signal) => {
     const classification = options.classify(question);
-    const decision = routeDecision(question, classification, fullyExecuted);
+    let decision = routeDecision(question, classification, fullyExecuted);
+    if (decision.route === 'fast' && continuations.has(classification.intent) && (await lastList(contextId)) === 'model') {
+      decision = { route: 'model', reason: 'continues_model_list', words: [] };
+    }
     if (decision.route === 'fast') {
       const fast = await options.fast(question, contextId, progress, signal, classification);
       if (!fast.failed) {
-        count('fast');
-        return { ...fast.reply, metadata: { ...fast.reply.metadata, route: 'fast', route_reason: decision.reason } };
+        count('fast', decision.reason);
+        let answer = fast.reply.answer;
+        try {
+          await conversation?.recordRulesTurn(contextId, { question, answer, listed: fast.listed === true });
+        } catch (error) {
+          answer += NOT_RECORDED(error instanceof Error ? error.message : String(error));
+        }
+        return { ...fast.reply, answer, metadata: { ...fast.reply.metadata, route: 'fast', route_reason: decision.reason } };
       }
       // A fast path cut short by the turn's deadline is not retried by the model: the turn is over.
       signal?.throwIfAborted();
-      count('fallback');
+      count('fallback', 'fast_path_failed');
       const reply = await options.discovery(question, contextId, progress, signal);
       return { ...reply, metadata: { ...reply.metadata, route: 'fallback', route_reason: 'fast_path_failed' satisfies RouteReason } };
     }
-    count('discovery');
+    count('discovery', decision.reason);
     const reply = await options.discovery(question, contextId, progress, signal);
     const words: Record<string, string> = decision.words.length === 0 ? {} : { route_words: decision.words.join(',') };
     return { ...reply, metadata: { ...reply.metadata, route: 'discovery', route_reason: decision.reason, ...words } };

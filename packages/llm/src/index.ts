@@ -5,5 +5,5 @@ export { createChatModel, type ChatModelHandle, type ChatModelOptions } from './
 export { toLangChain, fromAiMessage, toBindable, replyText, RESUME_TEXT } from './convert.js';
 export { META_TOOLS, FIND_TOOLS, LOAD_TOOLS, runMetaTool, freshLoaded, type LoadedTool, type MetaOutcome } from './discovery.js';
 export { systemPrompt, SHARED_RULES } from './prompts.js';
-export { createLlmAgent, type LlmAgentOptions, type LlmTurn, type LlmMemory, type LlmLimits, type DiscoveryOutcome } from './agent.js';
-export { llmAnswerTurn, type LlmAnswerOptions } from './answer.js';
+export { createLlmAgent, RULES_TURN_LIMITS, type LlmAgentOptions, type LlmTurn, type LlmMemory, type LlmLimits, type DiscoveryOutcome } from './agent.js';
+export { llmAnswerTurn, type LlmAnswer, type LlmAnswerOptions } from './answer.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnswerTurn, Classification } from '@flotilla/agent-kit';
 import { createMetrics } from '@flotilla/metrics';
-import { hybridAnswerTurn, reasoningWords, REASONING_WORDS, routeDecision, type HybridOptions } from './modes.js';
+import { hybridAnswerTurn, reasoningWords, REASONING_WORDS, routeDecision, type HybridOptions, type ListOwner, type SharedConversation } from './modes.js';
 
 type Intent = 'list_apps' | 'site_interfaces' | 'unknown';
 
@@ -84,5 +84,71 @@ describe('routeDecision: the fast path takes what the rules execute completely',
       expect(REASONING_WORDS).toContain(word);
       expect(reasoningWords(`apps ${word} now`)).toEqual([word]);
     }
+  });
+});
+
+describe('hybrid mode shares one conversation record between the rules and the model', () => {
+  type Next = 'list_apps' | 'next_page' | 'unknown';
+  /** A record in memory (what the model's history store keeps), the rules and a model that say who answered. */
+  function shared(options: { readonly failRecord?: boolean; readonly rulesRemember?: boolean } = {}) {
+    const records = new Map<string, { lastList: ListOwner | undefined; turns: string[] }>();
+    const conversation: SharedConversation = {
+      lastList: (contextId) => Promise.resolve(records.get(contextId)?.lastList),
+      recordRulesTurn(contextId, turn) {
+        if (options.failRecord === true) return Promise.reject(new Error('the shared state store cannot be reached'));
+        const record = records.get(contextId) ?? { lastList: undefined, turns: [] };
+        records.set(contextId, { lastList: turn.listed ? 'rules' : record.lastList, turns: [...record.turns, `${turn.question} -> ${turn.answer}`] });
+        return Promise.resolve();
+      },
+    };
+    const classify = (question: string): Classification<Next> =>
+      question === 'next page'
+        ? { intent: 'next_page', entities: {}, confidence: 0.98, complexity: 'simple', alternatives: [], unused: [] }
+        : { intent: 'list_apps', entities: {}, confidence: 0.95, complexity: 'simple', alternatives: [], unused: [] };
+    let fastCalls = 0;
+    const fast: HybridOptions<Next>['fast'] = (question) => {
+      fastCalls += 1;
+      const nothing = question === 'next page' && options.rulesRemember !== true;
+      return Promise.resolve({ reply: { answer: nothing ? 'There is no list to continue yet.' : `rules: ${question}`, options: [], metadata: {} }, failed: nothing, listed: !nothing });
+    };
+    const discovery: AnswerTurn = (question, contextId) => {
+      // The model listed: its path owns the record's last list now (the LLM agent sets it from its tool results).
+      const record = records.get(contextId) ?? { lastList: undefined, turns: [] };
+      records.set(contextId, { ...record, lastList: 'model' });
+      return Promise.resolve({ answer: `model: ${question}`, options: [], metadata: {} });
+    };
+    const metrics = createMetrics();
+    const turn = hybridAnswerTurn<Next>({ agent: 'argocd', classify, fast, discovery, metrics, conversation, continuations: ['next_page'] });
+    return { turn, records, metrics, fastCalls: () => fastCalls };
+  }
+
+  it('records a fast answer in the shared record, with whether it listed', async () => {
+    const { turn, records } = shared();
+    await turn('list apps', 'c1', () => undefined);
+    expect(records.get('c1')).toEqual({ lastList: 'rules', turns: ['list apps -> rules: list apps'] });
+  });
+
+  it('sends "next page" to the model when the model produced the last list, without asking the rules', async () => {
+    const { turn, records, fastCalls, metrics } = shared({ rulesRemember: true });
+    records.set('c1', { lastList: 'model', turns: [] });
+    const reply = await turn('next page', 'c1', () => undefined);
+    expect([reply.answer, reply.metadata.route, reply.metadata.route_reason, fastCalls()]).toEqual(['model: next page', 'discovery', 'continues_model_list', 0]);
+    expect(await metrics.registry.getSingleMetricAsString('flotilla_hybrid_routes_total')).toContain('route="discovery",reason="continues_model_list"} 1');
+    // Once the rules list again, "next page" is theirs.
+    await turn('list apps', 'c1', () => undefined);
+    expect((await turn('next page', 'c1', () => undefined)).metadata).toMatchObject({ route: 'fast', route_reason: 'rules_execute_fully' });
+  });
+
+  it('sends "next page" with nothing to continue to the model as a failed fast path', async () => {
+    const { turn } = shared();
+    const reply = await turn('next page', 'c2', () => undefined);
+    expect([reply.answer, reply.metadata.route, reply.metadata.route_reason]).toEqual(['model: next page', 'fallback', 'fast_path_failed']);
+  });
+
+  it('keeps a fast answer whose record could not be written, and says what that means for the next question', async () => {
+    const { turn } = shared({ failRecord: true });
+    const reply = await turn('list apps', 'c3', () => undefined);
+    expect(reply.answer).toMatch(/^rules: list apps\n\n\(I could not keep this answer in the conversation's record \(the shared state store cannot be reached\)/);
+    expect(reply.metadata.route).toBe('fast');
   });
 });

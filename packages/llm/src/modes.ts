@@ -30,4 +30,6 @@ export {
   type HybridOptions,
   type RouteDecision,
   type RouteReason,
+  type ListOwner,
+  type SharedConversation,
 } from './hybrid.js';

@@ -96,6 +96,19 @@ export const HYBRID_ROUTES = ['fast', 'discovery', 'fallback'] as const;
 export type HybridRoute = (typeof HYBRID_ROUTES)[number];
 
 /**
+ * Why hybrid mode routed a question where it did (the `reason` label, and the answer's `route_reason`), by route:
+ * the fast path when the rules execute it completely; the model for reasoning words, words the rules did not use,
+ * low confidence, the unknown intent, an intent whose plan the rules do not execute completely, or a "next page"
+ * whose last list the model produced; the model after a fast path that failed.
+ */
+export const HYBRID_ROUTE_REASONS = {
+  fast: ['rules_execute_fully'],
+  discovery: ['reasoning_words', 'unused_words', 'low_confidence', 'unknown_intent', 'intent_not_fully_executed', 'continues_model_list'],
+  fallback: ['fast_path_failed'],
+} as const satisfies Record<HybridRoute, readonly string[]>;
+export type HybridRouteReason = (typeof HYBRID_ROUTE_REASONS)[HybridRoute][number];
+
+/**
  * Why an A2A request was refused before any work: no or wrong credentials; memory shedding; the conversation is
  * busy with earlier turns (its queue is full); the request breaks a protocol limit (contextId, parts, body).
  */
@@ -103,7 +116,7 @@ export const A2A_REJECT_REASONS = ['unauthorized', 'busy', 'conversation_busy', 
 export type A2ARejectReason = (typeof A2A_REJECT_REASONS)[number];
 
 /** How a model request was made to fit its context budget (one request may take several). */
-export const TRIM_KINDS = ['tool_results_cleared', 'turns_summarised', 'user_text_capped', 'orphans_repaired'] as const;
+export const TRIM_KINDS = ['tool_results_cleared', 'turns_summarised', 'user_text_capped', 'orphans_repaired', 'empty_turns_dropped'] as const;
 export type TrimKind = (typeof TRIM_KINDS)[number];
 
 /** How one delegation from the supervisor to a domain agent ended. */

@@ -40,7 +40,7 @@ export interface FlotillaMetrics {
   readonly memoryUsageRatio: Gauge<'agent'>;
   readonly a2aRejected: Counter<'agent' | 'reason'>;
   readonly upstreamCircuitState: Gauge<'system' | 'state'>;
-  readonly hybridRoutes: Counter<'agent' | 'route'>;
+  readonly hybridRoutes: Counter<'agent' | 'route' | 'reason'>;
   readonly cacheRequests: Counter<'cache' | 'outcome'>;
   readonly cacheEvictions: Counter<'cache'>;
   readonly cacheEntries: Gauge<'cache'>;
@@ -229,8 +229,8 @@ export function createMetrics(options: MetricsOptions = {}): FlotillaMetrics {
     }),
     hybridRoutes: new Counter({
       name: METRIC.hybridRoutes,
-      help: 'Questions in hybrid mode by route: fast (rules, no model call), discovery (the model), fallback (the model after a fast path that failed).',
-      labelNames: [LABEL.agent, LABEL.route],
+      help: 'Questions in hybrid mode by route (fast: rules, no model call; discovery: the model; fallback: the model after a fast path that failed) and why (reason).',
+      labelNames: [LABEL.agent, LABEL.route, LABEL.reason],
       registers,
     }),
     cacheRequests: new Counter({

@@ -10,6 +10,7 @@ import {
   A2A_REJECT_REASONS,
   DELEGATION_OUTCOMES,
   HYBRID_ROUTES,
+  HYBRID_ROUTE_REASONS,
   LIMITATION_KINDS,
   LIMITATION_STRATEGIES,
   SLACK_ANSWER_OUTCOMES,
@@ -69,7 +70,7 @@ export function zeroAgentSeries(metrics: FlotillaMetrics, agent: string, skills:
     metrics.contextTokensSaved.inc({ agent, kind }, 0);
   }
   metrics.contextRequests.inc({ agent }, 0);
-  for (const route of HYBRID_ROUTES) metrics.hybridRoutes.inc({ agent, route }, 0);
+  for (const route of HYBRID_ROUTES) for (const reason of HYBRID_ROUTE_REASONS[route]) metrics.hybridRoutes.inc({ agent, route, reason }, 0);
 }
 
 /** The supervisor's delegations to one agent by outcome, at zero: called when the agent joins the registry. */

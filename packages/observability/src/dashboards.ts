@@ -401,6 +401,13 @@ export function overviewRows(): DashboardRow[] {
           queries: [{ expr: contextTrimsPerRequest(w, ns), legend: `{{${LABEL.agent}}}` }],
           thresholds: [alertLine('FlotillaContextTrimmingHigh', 'orange')],
         },
+        {
+          title: 'Hybrid routes by reason',
+          description:
+            'Questions per second in hybrid mode by route (fast: the rules, no model call; discovery: the model; fallback: the model after a fast path that failed) and why: reasoning words, words the rules did not use, low confidence, a "next page" of a list the model produced, and so on.',
+          unit: 'reqps',
+          queries: [{ expr: rateBy([LABEL.agent, LABEL.route, LABEL.reason], METRIC.hybridRoutes, w, ns), legend: `{{${LABEL.agent}}} {{${LABEL.route}}} {{${LABEL.reason}}}` }],
+        },
       ],
     },
     {

@@ -56,7 +56,7 @@ describe('hybrid mode (ADR-0003): a model-free fast path, the model for the rest
     expect(llm.requests.length).toBeGreaterThan(before);
     expect(reply.text).not.toMatch(/fast path|fall(ing)? back|rules/i);
     const metrics = await (await fetch(`${agent.url}/metrics`)).text();
-    for (const route of ['fast', 'discovery', 'fallback']) expect(metrics).toMatch(new RegExp(`${METRIC.hybridRoutes}\\{agent="argocd",route="${route}"\\} [1-9]`));
+    for (const route of ['fast', 'discovery', 'fallback']) expect(metrics).toMatch(new RegExp(`${METRIC.hybridRoutes}\\{agent="argocd",route="${route}",reason="[a-z_]+"\\} [1-9]`));
   });
 });
 

@@ -86,6 +86,8 @@ describe('one application named with the singular noun (issue 21)', () => {
       'the payments-api-prod app',
       'show me the payments-api-prod app',
       'tell me about the payments-api-prod application',
+      // A possessive is its word: "app's" is understood, so the question is not sent to a model for it.
+      "the payments-api-prod app's status",
     ];
     const got = table.map((q) => {
       const c = classifier.classify(q);

@@ -1,4 +1,4 @@
-import { createRulesClassifier, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
+import { createRulesClassifier, understoodWords, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
 import { GENERIC_PATTERNS, helpRule } from '@flotilla/agent-host';
 
 /** What the Argo CD agent can be asked. */
@@ -496,9 +496,8 @@ const UNDERSTOOD_PHRASES: readonly RegExp[] = [
   /(?<=\b(?:healthy|unhealthy|degraded|synced|in sync|out of sync|progressing|suspended|missing) )but(?= (?:not |also )?(?:out of sync|out-of-sync|synced|in sync|healthy|unhealthy|degraded|progressing|suspended|missing)\b)/g,
 ];
 
-const escape = (w: string): string => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const UNDERSTOOD: readonly RegExp[] = [
-  new RegExp(`(?<![\\w'-])(?:${[...new Set(UNDERSTOOD_WORDS)].sort((a, b) => b.length - a.length).map(escape).join('|')})(?![\\w'-])`, 'g'),
+  understoodWords(UNDERSTOOD_WORDS),
   ...UNDERSTOOD_PHRASES,
 ];
 

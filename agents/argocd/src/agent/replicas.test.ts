@@ -82,4 +82,21 @@ describe.skipIf(REDIS === undefined)(`Argo CD agent replicas sharing Redis${REDI
       await llm.close();
     }
   });
+
+  it('in hybrid mode both paths share one record in Redis: a rules turn at A is in the model request at B', async () => {
+    const llm = await startFakeOpenAi({ apiKey: 'sk-replica-test', script: (input) => ({ text: `I read ${input.messages.filter((m) => m.role === 'user').length} questions.` }) });
+    try {
+      const env = { FLOTILLA_LLM_PROVIDER: 'openai', FLOTILLA_LLM_BASE_URL: llm.baseUrl, FLOTILLA_LLM_API_KEY: 'sk-replica-test', MAX_CONTEXT_TOKENS: '16000' };
+      const [a, b] = [await start(env), await start(env)];
+      const contextId = randomUUID();
+      const clusters = await ask(a.url, 'which clusters do we have?', contextId);
+      expect(llm.requests).toHaveLength(0);
+      expect(await ask(b.url, 'which of these should we retire?', contextId)).toBe('I read 2 questions.');
+      const sent = JSON.stringify(llm.requests[0]?.body);
+      expect(sent).toContain('which clusters do we have?');
+      expect(sent).toContain(JSON.stringify(clusters.split('\n')[0]).slice(1, -1));
+    } finally {
+      await llm.close();
+    }
+  });
 });

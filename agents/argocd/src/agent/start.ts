@@ -63,6 +63,7 @@ export const ARGOCD_AGENT = defineDomainAgent({
   // Every intent's plan is executed by the rules to the end ("what needs attention" too, a complex plan): hybrid mode
   // sends a question to the model for its reasoning words or unread words, not for its intent.
   fullyExecuted: ARGOCD_INTENTS.filter((intent) => intent !== 'unknown'),
+  continuations: ['next_page'],
   classifier: ({ now }) => createArgoCdClassifier({ now }),
   createAgent: (context: DomainAgentContext<ArgoCdClient, ArgoIntent, ArgoMemory, unknown>) => createArgoCdAgent(context),
 });

@@ -1,4 +1,4 @@
-import { createRulesClassifier, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
+import { createRulesClassifier, understoodWords, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
 import { GENERIC_PATTERNS, helpRule } from '@flotilla/agent-host';
 
 /** What the NetBox agent can be asked. */
@@ -167,7 +167,7 @@ export const NETBOX_UNDERSTOOD_WORDS = [
 ] as const;
 
 const NETBOX_UNDERSTOOD: readonly RegExp[] = [
-  new RegExp(`(?<![\\w'-])(?:${[...new Set(NETBOX_UNDERSTOOD_WORDS)].sort((a, b) => b.length - a.length).map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?![\\w'-])`, 'g'),
+  understoodWords(NETBOX_UNDERSTOOD_WORDS),
   /\bwhat can you (?:do|tell)\b/g,
   /\bin use\b/g,
 ];
