@@ -82,6 +82,25 @@ describe('an MCP server over HTTP with tokens', () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 
+  it('routes the probes, /metrics and unknown paths as before (any case, a query, one trailing slash; HEAD without a body)', async () => {
+    const readyz = await fetch(`${server.url}/READYZ/?probe=1`);
+    expect(readyz.status).toBe(200);
+    expect(readyz.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await readyz.json()).toEqual({ status: 'ready', tools: 0 });
+    const head = await fetch(`${server.url}/healthz`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const metrics = await fetch(`${server.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await metrics.text()).toContain('# HELP');
+    for (const [method, path] of [['GET', '/nope'], ['POST', '/healthz'], ['GET', '/healthz//']] as const) {
+      const missing = await fetch(`${server.url}${path}`, { method });
+      expect(missing.status, `${method} ${path}`).toBe(404);
+      expect(await missing.json()).toMatchObject({ error: 'not_found' });
+    }
+  });
+
   it('refuses to start with a short token', async () => {
     await expect(
       serveMcpOverHttp({ name: 'x', host: '127.0.0.1', port: 0, logger: silentLogger(), metrics: createMetrics(), createServer: () => new McpServer({ name: 'x', version: '0' }), tools: 0, mcpTokens: ['short'] }),
