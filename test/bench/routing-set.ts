@@ -48,6 +48,8 @@ export const ROUTING_SET: readonly RoutingCase[] = [
   followUp('argocd', 'next page', 'which apps are out of sync in prod?'),
   followUp('argocd', 'only the degraded ones', 'apps in prod'),
   followUp('argocd', 'page 3', 'list all applications'),
+  followUp('argocd', 'next batch please', 'list all applications'),
+  followUp('argocd', 'show me the rest', 'which apps are out of sync?'),
   fast('argocd', 'what can you do?', 'help'),
   fast('argocd', 'which apps were synced in the last hour?', 'a time window the list can measure'),
   fast('argocd', 'apps with label tier=frontend', 'a label selector'),
@@ -94,6 +96,7 @@ export const ROUTING_SET: readonly RoutingCase[] = [
   followUp('netbox', 'next batch', 'interfaces of every switch in ams1'),
   followUp('netbox', 'only the uncabled ones', 'interfaces of every switch in ams1'),
   followUp('netbox', 'summary instead', 'interfaces of every switch in ams1'),
+  followUp('netbox', 'the rest of them', 'devices in ams1'),
   fast('netbox', 'help', 'help'),
   fast('netbox', 'routers in lon1', 'a filtered list'),
   // NetBox: reasoning, or words the rules could not read.

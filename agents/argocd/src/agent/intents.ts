@@ -1,5 +1,5 @@
 import { createRulesClassifier, understoodWords, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
-import { GENERIC_PATTERNS, helpRule } from '@flotilla/agent-host';
+import { GENERIC_PATTERNS, helpRule, REST_OF_THE_LIST } from '@flotilla/agent-host';
 
 /** What the Argo CD agent can be asked. */
 export const ARGOCD_INTENTS = [
@@ -473,7 +473,7 @@ export const UNDERSTOOD_WORDS = [
   'appset', 'appsets', 'applicationset', 'applicationsets', 'set', 'sets', 'registered', 'connected', 'connection', 'deploy', 'target', 'targets', 'destination', 'destinations',
   'details', 'detail', 'describe', 'info', 'information', 'resources', 'resource', 'history', 'last', 'wrong', 'up', 'going', 'happening', 'why', 'inspect', 'logs', 'log', 'events', 'event',
   'attention', 'problem', 'problems', 'issue', 'issues', 'trouble', 'broken', 'failing', 'fire', 'needs', 'need', 'require', 'requires', 'my', 'look', 'wrong',
-  'help', 'support', 'use', 'ask', 'can', 'do', 'next', 'page', 'more', 'previous', 'filter', 'narrow', 'down', 'those', 'these', 'related', 'everything', 'mentions', 'mention', 'matching',
+  'help', 'support', 'use', 'ask', 'can', 'do', 'next', 'page', 'batch', 'more', 'previous', 'filter', 'narrow', 'down', 'those', 'these', 'related', 'everything', 'mentions', 'mention', 'matching',
   'containing', 'contains', 'repo', 'repos', 'repository', 'repositories', 'source', 'sources', 'git',
   'refresh', 'fresh', 'uncached', 'latest', 'real-time', 'realtime', 'up-to-date',
   'connect', 'connecting', 'connections', 'reach', 'reached',
@@ -484,6 +484,7 @@ export const UNDERSTOOD_WORDS = [
 
 /** Phrases read as a whole: the question's intent words ("needs attention", "what can you do"). */
 const UNDERSTOOD_PHRASES: readonly RegExp[] = [
+  REST_OF_THE_LIST,
   /\bon fire\b/g,
   /\bgoing on\b/g,
   /\bright now\b/g,
@@ -541,8 +542,8 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
     complexity: 'simple',
     patterns: [
       ...GENERIC_PATTERNS.nextPage,
-      { pattern: /^(show |give me )?(the )?(next|more|previous)( page| ones| results| \d+)?[.!?]?$/, weight: 0.95 },
-      { pattern: /^(show |go to )?page \d+/, weight: 0.95 },
+      { pattern: /^(show |give me )?(the )?(next|more|previous)( page| batch| ones| results| \d+)?[.!?]?$/, weight: 0.95 },
+      { pattern: /^(show |go to )?(page|batch) \d+/, weight: 0.95 },
       { pattern: /^(list|show|give me) (them|those|these)( all)?[.!?]?$|^(show |go to )?(the )?first page[.!?]?$/, weight: 0.95 },
     ],
   },

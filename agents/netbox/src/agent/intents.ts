@@ -1,5 +1,5 @@
 import { createRulesClassifier, understoodWords, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
-import { GENERIC_PATTERNS, helpRule } from '@flotilla/agent-host';
+import { GENERIC_PATTERNS, helpRule, REST_OF_THE_LIST } from '@flotilla/agent-host';
 
 /** What the NetBox agent can be asked. */
 export const NETBOX_INTENTS = [
@@ -168,6 +168,7 @@ export const NETBOX_UNDERSTOOD_WORDS = [
 
 const NETBOX_UNDERSTOOD: readonly RegExp[] = [
   understoodWords(NETBOX_UNDERSTOOD_WORDS),
+  REST_OF_THE_LIST,
   /\bwhat can you (?:do|tell)\b/g,
   /\bin use\b/g,
 ];
