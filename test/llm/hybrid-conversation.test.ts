@@ -184,6 +184,12 @@ describe.each(['openai', 'anthropic'] as const)('hybrid mode as one conversation
       expect(next.metadata).toMatchObject({ route: 'discovery', route_reason: 'continues_model_list' });
       expect(next.text).toMatch(new RegExp(`^Model list: items from offset ${PAGE} of \\d+`));
       expect(next.text).not.toMatch(/nothing to continue/i);
+      // Narrowing and summarising act on the last list too: the model's.
+      for (const follow of ['only the active ones', 'summary instead']) {
+        expect((await ask(agent.url, follow, contextId)).metadata, follow).toMatchObject({ route: 'discovery', route_reason: 'continues_model_list' });
+      }
+      // With no list at all, they are no fast answer either.
+      expect((await ask(agent.url, 'summary instead', randomUUID())).metadata).toMatchObject({ route: 'fallback', route_reason: 'fast_path_failed' });
       // No request the fake provider refused: every turn was answered.
       expect(llm.requests.filter((r) => r.status !== 200).map((r) => r.status)).toEqual([]);
     } finally {

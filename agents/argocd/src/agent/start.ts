@@ -63,7 +63,8 @@ export const ARGOCD_AGENT = defineDomainAgent({
   // Every intent's plan is executed by the rules to the end ("what needs attention" too, a complex plan): hybrid mode
   // sends a question to the model for its reasoning words or unread words, not for its intent.
   fullyExecuted: ARGOCD_INTENTS.filter((intent) => intent !== 'unknown'),
-  continuations: ['next_page'],
+  // What acts on the conversation's last list: in hybrid mode, a list the model produced is the model's to go on with.
+  continuations: ['next_page', 'refine'],
   classifier: ({ now }) => createArgoCdClassifier({ now }),
   createAgent: (context: DomainAgentContext<ArgoCdClient, ArgoIntent, ArgoMemory, unknown>) => createArgoCdAgent(context),
 });

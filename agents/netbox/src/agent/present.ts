@@ -335,13 +335,17 @@ export function createRespond({ now, plan: planFor }: PresentOptions): AgentDoma
         });
       case 'refine': {
         if (memory === undefined || results.length === 0) {
-          return { text: 'Narrow what? Ask for a list first, then e.g. "only the uncabled ones" or "only role switch".', options: HELP_OPTIONS.slice(0, 2), memory };
+          const text = 'Narrow what? Ask for a list first, then e.g. "only the uncabled ones" or "only role switch".';
+          // No list remembered: no answer (in hybrid mode the model, which may have listed, answers instead).
+          return { text, options: HELP_OPTIONS.slice(0, 2), memory, ...(memory === undefined ? { unanswered: 'nothing_to_continue' as const } : {}) };
         }
         return list(memory.itemKind.replace('_', ' '), memory.itemKind);
       }
       case 'summary': {
         const r = results[0];
-        if (memory === undefined || r === undefined) return { text: 'A summary of what? Ask for a list first.', options: HELP_OPTIONS.slice(0, 2), memory };
+        if (memory === undefined || r === undefined) {
+          return { text: 'A summary of what? Ask for a list first.', options: HELP_OPTIONS.slice(0, 2), memory, ...(memory === undefined ? { unanswered: 'nothing_to_continue' as const } : {}) };
+        }
         if (r.isError) return { text: `I could not summarise it: ${toolErrorText(r.body)}`, options: [], memory };
         const all = Number(r.body.total ?? r.body.count ?? memory.total);
         const what = memory.itemKind.replace('_', ' ');

@@ -78,7 +78,8 @@ export const NETBOX_AGENT = defineDomainAgent({
   // The complex, limitation-aware plans (interfaces of every switch in a site: count probes, batches, sessions) are
   // executed by the rules to the end as well: hybrid mode answers them without the model.
   fullyExecuted: NETBOX_INTENTS.filter((intent) => intent !== 'unknown'),
-  continuations: ['next_page'],
+  // What acts on the conversation's last list: in hybrid mode, a list the model produced is the model's to go on with.
+  continuations: ['next_page', 'refine', 'summary'],
   classifier: () => createNetBoxClassifier(),
   createAgent: (context: DomainAgentContext<NetBoxClient, NetBoxIntent, ProgressiveSession, unknown>) => {
     // The shared rate limiter of the tools in process: limitation detection weighs its pressure.
