@@ -103,7 +103,10 @@ export interface DomainAgentDefinition<N extends string, U extends SettingsSpec,
    * fast path takes only these, the model the rest. Every intent but `unknown` when not given.
    */
   readonly fullyExecuted?: readonly I[];
-  /** The intents that continue the last list ("next page"): in hybrid mode, a list the model produced is its to continue. */
+  /**
+   * The intents that act on the conversation's last list ("next page", "only the degraded ones"): in hybrid mode, a
+   * list the model produced is the model's to go on with.
+   */
   readonly continuations?: readonly I[];
   /** The rules classifier: hybrid mode routes with it. */
   classifier(options: { readonly now: (() => number) | undefined }): { classify(question: string): Classification<I> };

@@ -61,8 +61,9 @@ export interface Answer<M> {
   /** Structured data for clients (limitation options as buttons); sent as an A2A data part. */
   readonly data?: Readonly<Record<string, unknown>>;
   /**
-   * Set when the text is no answer to the question: `nothing_to_continue` ("next page" with no list remembered). In
-   * hybrid mode such a turn is a failed fast path: the model, which may remember a list of its own, answers instead.
+   * Set when the text is no answer to the question: `nothing_to_continue` ("next page", "only the active ones" or
+   * "summary instead" with no list remembered). In hybrid mode such a turn is a failed fast path: the model, which
+   * may have listed something itself, answers instead.
    */
   readonly unanswered?: Unanswered | undefined;
 }

@@ -132,7 +132,7 @@ export interface HybridOptions<I extends string> {
    * only ones the fast path takes. Every intent but `unknown` when not given.
    */
   readonly fullyExecuted?: readonly I[] | undefined;
-  /** The intents that continue the last list ("next page", "next batch"): the model's list is the model's to continue. */
+  /** The intents that act on the last list ("next page", "only the degraded ones"): the model's list is the model's to go on with. */
   readonly continuations?: readonly I[] | undefined;
   /** The record both paths share; without it the model sees only its own turns. */
   readonly conversation?: SharedConversation | undefined;
