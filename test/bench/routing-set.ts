@@ -60,6 +60,7 @@ export const ROUTING_SET: readonly RoutingCase[] = [
   model('argocd', 'which team has the worst deployment hygiene, and why?', 'a judgement and its cause (issue 21)'),
   model('argocd', "compare the payments team's apps with the search team's", 'a comparison (issue 21)'),
   model('argocd', 'why is payments-api-prod degraded?', 'a cause'),
+  model('argocd', 'list degraded apps and tell me what to do about them', 'a list, then a remedy the rules never give: answering the list alone drops half the question'),
   model('argocd', "what should I worry about in the payments team's apps?", 'a judgement'),
   model('argocd', 'prioritise the broken stuff for the on-call engineer', 'a priority order'),
   model('argocd', 'payments apps versus search apps', 'a comparison'),
@@ -102,6 +103,7 @@ export const ROUTING_SET: readonly RoutingCase[] = [
   // NetBox: reasoning, or words the rules could not read.
   model('netbox', 'plan a maintenance window for the routers in lon1', 'a plan (issue 21)'),
   model('netbox', 'compare the switches in ams1 with those in fra1', 'a comparison'),
+  model('netbox', 'how do I fix the offline devices in ams1?', 'a remedy'),
   model('netbox', 'why are so many devices offline in fra1?', 'a cause'),
   model('netbox', 'which site is at the highest risk of running out of address space?', 'a risk judgement'),
   model('netbox', 'should we add another router to lon1?', 'a recommendation'),

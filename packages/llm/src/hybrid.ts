@@ -44,6 +44,9 @@ export const REASONING_WORDS = [
   'should', 'ought', 'recommend', 'recommendation', 'recommendations', 'suggest', 'suggestion', 'advise', 'advice',
   'prioritise', 'prioritize', 'prioritised', 'prioritized', 'priorities',
   'explain', 'explanation', 'analyse', 'analyze', 'assess', 'evaluate', 'judge', 'impact', 'predict', 'forecast', 'trend', 'trends',
+  // What to do about it: a remedy the rules never give ("list degraded apps and tell me what to do about them").
+  'what to do', 'what do i do', 'what do we do', 'how to fix', 'fix', 'fixes', 'fixing', 'remediate', 'remediation',
+  'troubleshoot', 'troubleshooting', 'diagnose', 'diagnosis', 'investigate',
 ] as const;
 
 const REASONING_RE = new RegExp(
