@@ -287,6 +287,21 @@ describe('the workflow accounts for every word', () => {
     expect(applied.data).toBeUndefined();
   });
 
+  it('answers a question that asks for reasoning with the data, says it did not reason, and never shares it through the cache', async () => {
+    const { calls, ask } = await setup({ ...options, understood: [...(options.understood ?? []), /\b(?:tell|me|what|to|do|about|them|and|why)\b/] });
+    const turn = await ask('list apps in prod and tell me what to do about them');
+    expect(calls.map((c) => c.tool)).toEqual(['count_apps', 'list_apps']);
+    expect(turn.answer).toBe('"what to do" asks for reasoning I do not do: I answer from the data alone, without a model, so this answer shows what the data says and leaves the rest to you.\nListed with 1 call(s).');
+    expect(turn.data?.not_applied).toEqual(['reasoning "what to do"']);
+    // The plain question is answered anew (not with the note), and the reasoning one is never answered from the cache.
+    const plain = await ask('list apps in prod');
+    expect([plain.cached, plain.answer]).toEqual([false, 'Listed with 1 call(s).']);
+    const again = await ask('list apps in prod and tell me what to do about them');
+    expect(again.cached).toBe(false);
+    expect(again.answer).toContain('asks for reasoning I do not do');
+    expect((await ask('why list apps in prod')).answer).toMatch(/^"why" asks for reasoning/);
+  });
+
   it('never caches, nor answers from the cache, a question with a word not understood or corrected', async () => {
     const { calls, ask } = await setup();
     const lists = (): number => calls.filter((c) => c.tool === 'list_apps').length;

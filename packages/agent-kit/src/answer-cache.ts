@@ -2,6 +2,7 @@ import type { Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { createRedisKeyspace, type RedisClient } from '@flotilla/state';
 import { CONFIDENCE_THRESHOLD, type Classification } from './rules.js';
+import { reasoningWords } from './reasoning.js';
 import type { AskTurn, CachedTurn, MemoryStore, RunTurn } from './domain.js';
 import { SizedLru } from './lru.js';
 
@@ -284,7 +285,7 @@ const kept = (): number => 0;
 
 /**
  * The answer cache around a turn: a question of a cacheable intent, read with confidence and every word understood
- * (no typo read as another word), is answered from the cache when it holds one (0 tool calls; its memory saved for the
+ * (no typo read as another word, no reasoning word), is answered from the cache when it holds one (0 tool calls; its memory saved for the
  * conversation), else answered by `run` and kept when the turn was clean (no error, tool error or limitation, its
  * memory kept). A question that asks for fresh data ("now", "refresh", ...) is never read from the cache nor kept.
  * A cache that fails is a miss. The question is classified at most once, here or by the caller.
@@ -300,7 +301,8 @@ export function withAnswerCache<I extends string, M>(run: RunTurn<I, M>, options
   return async (question, contextId, signal, given) => {
     const fresh = asksForFreshData(question);
     const classification = given ?? (fresh ? undefined : await classify(question));
-    const key = fresh || classification === undefined || !cacheable(classification) ? undefined : answerKey(classification);
+    // Reasoning words are not in the key either, and the answer says it did not reason: never shared.
+    const key = fresh || classification === undefined || !cacheable(classification) || reasoningWords(question).length > 0 ? undefined : answerKey(classification);
     if (key !== undefined) {
       const hit = await cache.get(key).catch(miss);
       if (hit !== undefined) {

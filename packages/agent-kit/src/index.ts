@@ -21,6 +21,7 @@ export {
   type EntityValue,
 } from './rules.js';
 export { questionParts, QUESTION_PARTS } from './parts.js';
+export { REASONING_WORDS, reasoningWords, reasoningNote } from './reasoning.js';
 export {
   STRATEGIES,
   type Strategy,

@@ -3,6 +3,7 @@ import { describeError, isFlotillaError } from '@flotilla/core';
 import type { TokenCounter } from '@flotilla/tokens';
 import type { Handling } from '@flotilla/limitations';
 import { CONFIDENCE_THRESHOLD, MEANING_CHANGERS, type Classification } from './rules.js';
+import { reasoningNote, reasoningWords } from './reasoning.js';
 import type { CapabilityIndex } from './capabilities.js';
 import { boundedMemoryStore } from './memory-store.js';
 import { withAnswerCache, type AnswerCacheStore } from './answer-cache.js';
@@ -269,7 +270,14 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
           capabilities: options.capabilities,
         });
         const unapplied = unappliedEntities(state.classification, options.domain.filterEntities ?? [], state.toolResults);
-        const note = [accountingNote(state.classification), unapplied.length === 0 ? '' : `I did not apply ${unapplied.join('; ')}: this answer is not filtered by ${unapplied.length === 1 ? 'it' : 'them'}.`]
+        // Reasoning asked for ("why", "worst", "what to do") of an answer that shows data: the rules say they did no more.
+        const shown = state.toolResults.length > 0;
+        const reasoning = shown ? reasoningWords(state.question) : [];
+        const note = [
+          accountingNote(state.classification),
+          unapplied.length === 0 ? '' : `I did not apply ${unapplied.join('; ')}: this answer is not filtered by ${unapplied.length === 1 ? 'it' : 'them'}.`,
+          reasoningNote(reasoning),
+        ]
           .filter((n) => n !== '')
           .join(' ');
         let text = note === '' ? answer.text : `${note}\n${answer.text}`;
@@ -281,7 +289,8 @@ export function createWorkflow<I extends string, M>(options: WorkflowOptions<I, 
           tokens = options.counter.count(text);
         }
         const unused = state.classification?.unused ?? [];
-        const data = unused.length + unapplied.length === 0 ? answer.data : { ...(answer.data ?? {}), not_applied: [...unused.map((w) => `"${w}"`), ...unapplied, ...notApplied(answer.data)] };
+        const skipped = [...unused.map((w) => `"${w}"`), ...unapplied, ...reasoning.map((w) => `reasoning "${w}"`)];
+        const data = skipped.length === 0 ? answer.data : { ...(answer.data ?? {}), not_applied: [...skipped, ...notApplied(answer.data)] };
         return { response: text, responseTokens: tokens, userOptions: [...answer.options], memory: answer.memory, data, unanswered: answer.unanswered };
       } catch (error) {
         const e = toError(error);

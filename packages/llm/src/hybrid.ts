@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FlotillaError, type SettingsSpec } from '@flotilla/core';
-import { CONFIDENCE_THRESHOLD, type AnswerTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { CONFIDENCE_THRESHOLD, reasoningWords, type AnswerTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import { HYBRID_ROUTE_REASONS, type FlotillaMetrics, type HybridRoute, type HybridRouteReason } from '@flotilla/metrics';
 import type { LlmProvider } from './settings.js';
 
@@ -28,38 +28,6 @@ export function executionMode(mode: ExecutionMode | undefined, provider: LlmProv
     throw new FlotillaError('config_invalid', `--mode ${chosen} needs a model: set --llm-provider`, { remedy: 'Set --llm-provider openai|anthropic (and its key), or --mode rules.' });
   }
   return chosen;
-}
-
-/**
- * Words that ask for reasoning the rules do not do: a cause, a comparison, a plan, a judgement or a recommendation.
- * A question with one goes to the model even when the rules read it confidently: they would answer it with a plain
- * list ("which team has the worst deployment hygiene, and why?" → page 1 of every application). Whole words,
- * case-insensitive; a multi-word entry matches across any run of spaces.
- */
-export const REASONING_WORDS = [
-  'why', 'how come', 'what if', 'root cause', 'cause', 'caused',
-  'compare', 'compared', 'comparing', 'comparison', 'versus', 'vs', 'vs.', 'differ', 'differs', 'difference', 'differences',
-  'plan', 'plans', 'planning', 'schedule',
-  'worst', 'best', 'better', 'worse', 'riskiest', 'risk', 'risks', 'risky', 'safe', 'safely', 'unsafe',
-  'should', 'ought', 'recommend', 'recommendation', 'recommendations', 'suggest', 'suggestion', 'advise', 'advice',
-  'prioritise', 'prioritize', 'prioritised', 'prioritized', 'priorities',
-  'explain', 'explanation', 'analyse', 'analyze', 'assess', 'evaluate', 'judge', 'impact', 'predict', 'forecast', 'trend', 'trends',
-  // What to do about it: a remedy the rules never give ("list degraded apps and tell me what to do about them").
-  'what to do', 'what do i do', 'what do we do', 'how to fix', 'fix', 'fixes', 'fixing', 'remediate', 'remediation',
-  'troubleshoot', 'troubleshooting', 'diagnose', 'diagnosis', 'investigate',
-] as const;
-
-const REASONING_RE = new RegExp(
-  `(?<![\\w'-])(?:${[...REASONING_WORDS]
-    .sort((a, b) => b.length - a.length)
-    .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+'))
-    .join('|')})(?![\\w'-])`,
-  'gi',
-);
-
-/** The reasoning words of a question, lower-cased, in order, each once. */
-export function reasoningWords(question: string): string[] {
-  return [...new Set([...question.matchAll(REASONING_RE)].map((m) => m[0].toLowerCase().replace(/\s+/g, ' ')))];
 }
 
 /** Why hybrid mode sent a question where it did (the `route_reason` of the answer's metadata, the metric's `reason`). */

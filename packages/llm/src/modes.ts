@@ -20,11 +20,9 @@ export {
   modeAnswerTurn,
   executionMode,
   routeDecision,
-  reasoningWords,
   fastPathFailed,
   EXECUTION_MODES,
   MODE_SETTINGS,
-  REASONING_WORDS,
   ROUTE_REASONS,
   type ExecutionMode,
   type HybridOptions,
@@ -33,3 +31,5 @@ export {
   type ListOwner,
   type SharedConversation,
 } from './hybrid.js';
+// The reasoning words are the rules' (agent-kit), named here too: hybrid mode routes by them.
+export { REASONING_WORDS, reasoningWords } from '@flotilla/agent-kit';
