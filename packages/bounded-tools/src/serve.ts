@@ -127,7 +127,7 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
  * signal, and without a parsed body the SDK clones it; undici follows the signal of either through a WeakRef, which
  * the young-generation GC treats as strong, so the SDK's per-request transport and everything it holds were promoted
  * to the old generation on every call (the heap grew to ~3x its live size between major GCs while paging). Here the
- * body is read and parsed first and handed over as `parsedBody` (no clone), and the Request has no signal: a client
+ * body is read and parsed first and handed over as `parsedBody` (no clone), and the Request follows no signal: a client
  * that goes away cancels the response stream instead, which the SDK answers by closing the exchange (its transport,
  * and the tool call's signal).
  */
