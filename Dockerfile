@@ -32,6 +32,8 @@ WORKDIR /src
 # every source edit. A plain COPY cannot glob across directories and keep the structure (it would flatten every
 # package.json into one), hence `COPY --parents`, which keeps packages/<name>/package.json etc. in place.
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+# The dependency patches pnpm applies at install (pnpm-workspace.yaml: patchedDependencies).
+COPY patches ./patches
 COPY --parents packages/*/package.json agents/*/package.json test/package.json ./
 RUN --mount=type=cache,id=flotilla-pnpm-store,target=/pnpm/store \
     pnpm install --frozen-lockfile --store-dir /pnpm/store

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createMcpHandler, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, type JSONRPCRequest, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
 import { describeError, FlotillaError, TOKEN_MIN_CHARS, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
+import { fastPathRequest, JsonExchangeTransport } from './exchange.js';
 
 export interface RunningMcpServer {
   /** Base URL, e.g. http://127.0.0.1:8091 */
@@ -121,6 +122,46 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
   res.writeHead(status, { 'content-type': 'application/json', connection: 'close' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+/** The exchange id of a response on the fast path (for its 'close' listener, which is shared, not made per request). */
+const EXCHANGE_ID = Symbol('flotilla.exchangeId');
+type ExchangeResponse = ServerResponse & { [EXCHANGE_ID]?: number };
+
+/**
+ * The JSON fast path: the calls clients make while they work (tools/call, tools/list, ping on a 2025-era protocol
+ * version; see fastPathRequest) are answered by one long-lived MCP server over a JsonExchangeTransport, as one JSON
+ * response (Streamable HTTP lets a server answer a POST with JSON instead of an event stream; clients accept both).
+ */
+interface FastPath {
+  answer(request: JSONRPCRequest, res: ServerResponse): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function fastPath(server: McpServer, onerror: (error: Error) => void): Promise<FastPath> {
+  const transport = new JsonExchangeTransport();
+  await server.connect(transport);
+  const previous = server.server.onerror;
+  server.server.onerror = (error) => {
+    previous?.(error);
+    onerror(error);
+  };
+  // One listener for every response: a client that goes away before its answer cancels the call.
+  function cancelOnClose(this: ExchangeResponse): void {
+    const id = this[EXCHANGE_ID];
+    if (id !== undefined) transport.cancel(id);
+  }
+  return {
+    async answer(request, res) {
+      const exchange = transport.exchange(request);
+      (res as ExchangeResponse)[EXCHANGE_ID] = exchange.id;
+      res.on('close', cancelOnClose);
+      const text = JSON.stringify(await exchange.response);
+      if (res.destroyed) return;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+    },
+    close: () => server.close(),
+  };
+}
+
 /**
  * Serves a Node request with the SDK's web-standard handler (what `toNodeHandler` of @modelcontextprotocol/node does),
  * without what keeps each request's objects alive until a major GC: that adapter builds the web Request with an abort
@@ -131,7 +172,7 @@ function jsonRpcError(res: ServerResponse, status: number, code: number, message
  * that goes away cancels the response stream instead, which the SDK answers by closing the exchange (its transport,
  * and the tool call's signal).
  */
-function nodeAdapter(handler: McpHttpHandler): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+function nodeAdapter(handler: McpHttpHandler, fast: FastPath): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     const method = (req.method ?? 'GET').toUpperCase();
     let body: string | undefined;
@@ -153,6 +194,11 @@ function nodeAdapter(handler: McpHttpHandler): (req: IncomingMessage, res: Serve
       parsedBody = body === undefined || body === '' ? undefined : JSON.parse(body);
     } catch {
       // Not JSON: the SDK reads the body itself and answers the parse error in its own words.
+    }
+    const fastRequest = method === 'POST' ? fastPathRequest(req.headers, parsedBody) : undefined;
+    if (fastRequest !== undefined) {
+      await fast.answer(fastRequest, res);
+      return;
     }
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
@@ -208,10 +254,10 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<Running
     throw new FlotillaError('config_invalid', `MCP tokens: give at least one, each at least ${TOKEN_MIN_CHARS} characters`, { remedy: 'Generate one with: openssl rand -hex 24' });
   }
   const pool = mcpServerPool(options.createServer);
-  const handler = createMcpHandler(pool.factory, {
-    onerror: (error) => logger.warn({ err: describeError(error) }, 'MCP request failed'),
-  });
-  const mcp = nodeAdapter(handler);
+  const onerror = (error: Error): void => logger.warn({ err: describeError(error) }, 'MCP request failed');
+  const handler = createMcpHandler(pool.factory, { onerror });
+  const fast = await fastPath(options.createServer(), onerror);
+  const mcp = nodeAdapter(handler, fast);
 
   /** A JSON answer, as express's `res.json` wrote it (no body for HEAD). */
   const json = (req: IncomingMessage, res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void => {
@@ -258,13 +304,18 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<Running
   };
 
   const http = createServer(route);
-  await new Promise<void>((resolveListen, reject) => {
-    http.once('error', reject);
-    http.listen(options.port, options.host, () => {
-      http.off('error', reject);
-      resolveListen();
+  try {
+    await new Promise<void>((resolveListen, reject) => {
+      http.once('error', reject);
+      http.listen(options.port, options.host, () => {
+        http.off('error', reject);
+        resolveListen();
+      });
     });
-  });
+  } catch (error) {
+    await fast.close();
+    throw error;
+  }
   const address = http.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -277,6 +328,7 @@ export async function serveMcpOverHttp(options: McpHttpOptions): Promise<Running
     metrics,
     async close() {
       pool.close();
+      await fast.close();
       await handler.close();
       await new Promise<void>((done) => {
         http.close(() => done());
