@@ -25,13 +25,25 @@ export interface IdleRow {
   readonly rssMiB: number;
 }
 
+/** Runs of the paging scenario (each on a fresh MCP server); its figure is the worst peak. */
+export const PAGING_RUNS = 5;
+
 /** How long a piece sits without a request before its idle RSS is read. */
 export const IDLE_SECONDS = 30;
 
 export interface LeanResult {
   readonly cli: string;
   readonly idle: readonly IdleRow[];
-  readonly paging: { readonly applications: number; readonly clients: number; readonly toolCalls: number; readonly peakRssMiB: number; readonly cpuMsPerCall: number; readonly largestResultTokens: number };
+  /** The paging scenario, run PAGING_RUNS times on a fresh MCP server each: the worst peak is the figure. */
+  readonly paging: {
+    readonly applications: number;
+    readonly clients: number;
+    readonly toolCalls: number;
+    readonly peakRssMiB: number;
+    readonly peaksMiB: readonly number[];
+    readonly cpuMsPerCall: number;
+    readonly largestResultTokens: number;
+  };
   /** One row per load generator, in the order run, against the same agent process. */
   readonly cached: readonly CachedRow[];
 }
@@ -103,9 +115,23 @@ export async function benchLean(options: { readonly cli: string; readonly progre
     await netbox.close();
     netboxClosed = true;
 
-    options.progress('lean: 10 clients paging all of 10,000 applications from an Argo CD MCP server (Node defaults)...\n');
-    const row = await benchArgoCd({ applications: 10_000, clients: 10, budgetTokens: 2000, counter: await loadTokenCounter(), cli: options.cli, serverNodeArgs: [] });
-    const paging = { applications: row.applications, clients: 10, toolCalls: row.toolCalls, peakRssMiB: row.peakRssMiB, cpuMsPerCall: row.cpuMsPerCall, largestResultTokens: row.largestResultTokens };
+    // The peak depends on when V8 collects (and on what it decided to allocate old under the first calls' burst): one
+    // run can land well under the goal and the next over it, so the figure is the worst of several.
+    const rows = [];
+    for (let run = 1; run <= PAGING_RUNS; run += 1) {
+      options.progress(`lean: 10 clients paging all of 10,000 applications from an Argo CD MCP server (Node defaults), run ${run} of ${PAGING_RUNS}...\n`);
+      rows.push(await benchArgoCd({ applications: 10_000, clients: 10, budgetTokens: 2000, counter: await loadTokenCounter(), cli: options.cli, serverNodeArgs: [] }));
+    }
+    const peaksMiB = rows.map((r) => r.peakRssMiB);
+    const paging = {
+      applications: 10_000,
+      clients: 10,
+      toolCalls: Math.max(...rows.map((r) => r.toolCalls)),
+      peakRssMiB: Math.max(...peaksMiB),
+      peaksMiB,
+      cpuMsPerCall: rows.reduce((sum, r) => sum + r.cpuMsPerCall, 0) / rows.length,
+      largestResultTokens: Math.max(...rows.map((r) => r.largestResultTokens)),
+    };
 
     const clients = options.cachedClients ?? 50;
     const requests = options.cachedRequests ?? 5_000;
@@ -132,8 +158,13 @@ export function formatLean(r: LeanResult, markdown: (header: readonly string[], 
   const mark = (ok: boolean): string => (ok ? 'met' : 'NOT met');
   const rows: string[][] = [
     ...r.idle.map((i) => [`idle RSS after ${IDLE_SECONDS} s, ${i.piece} (settled after start: ${i.settledRssMiB.toFixed(1)} MiB)`, `${i.rssMiB.toFixed(1)} MiB`, `<= ${LEAN_GOALS.idleRssMiB} MiB`, mark(i.rssMiB <= LEAN_GOALS.idleRssMiB)]),
-    [`peak RSS, ${r.paging.clients} clients paging ${r.paging.applications.toLocaleString('en-US')} applications (MCP server)`, `${r.paging.peakRssMiB.toFixed(1)} MiB`, `<= ${LEAN_GOALS.pagingPeakRssMiB} MiB`, mark(r.paging.peakRssMiB <= LEAN_GOALS.pagingPeakRssMiB)],
-    [`CPU per tool call while paging (${r.paging.toolCalls} calls, largest ${r.paging.largestResultTokens} tokens)`, `${r.paging.cpuMsPerCall.toFixed(2)} ms`, `<= ${LEAN_GOALS.cpuMsPerPage} ms`, mark(r.paging.cpuMsPerCall <= LEAN_GOALS.cpuMsPerPage)],
+    [
+      `peak RSS, ${r.paging.clients} clients paging ${r.paging.applications.toLocaleString('en-US')} applications (MCP server; worst of ${r.paging.peaksMiB.length} runs: ${r.paging.peaksMiB.map((p) => p.toFixed(0)).join(', ')} MiB)`,
+      `${r.paging.peakRssMiB.toFixed(1)} MiB`,
+      `<= ${LEAN_GOALS.pagingPeakRssMiB} MiB`,
+      mark(r.paging.peakRssMiB <= LEAN_GOALS.pagingPeakRssMiB),
+    ],
+    [`CPU per tool call while paging (${r.paging.toolCalls} calls a run, mean of the runs; largest ${r.paging.largestResultTokens} tokens)`, `${r.paging.cpuMsPerCall.toFixed(2)} ms`, `<= ${LEAN_GOALS.cpuMsPerPage} ms`, mark(r.paging.cpuMsPerCall <= LEAN_GOALS.cpuMsPerPage)],
     ...r.cached.flatMap((c) => [
       [`cached rules answer, ${c.clients} clients, ${c.client}: p50 / p99`, `${c.p50Ms.toFixed(1)} / ${c.p99Ms.toFixed(1)} ms`, `p99 <= ${LEAN_GOALS.cachedP99Ms} ms`, mark(c.p99Ms <= LEAN_GOALS.cachedP99Ms)],
       [

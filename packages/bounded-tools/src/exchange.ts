@@ -72,7 +72,9 @@ export class JsonExchangeTransport implements Transport {
       const clientId = this.clientIds.get(id);
       if (resolve === undefined || clientId === undefined) return Promise.resolve(); // the exchange went away (cancelled): nobody to answer
       this.forget(id);
-      resolve({ ...message, id: clientId });
+      // The response is this transport's now: its id is set back in place, not copied into a new object.
+      (message as { id: RequestId }).id = clientId;
+      resolve(message);
       return Promise.resolve();
     }
     if ('id' in message && 'method' in message) {
@@ -85,8 +87,8 @@ export class JsonExchangeTransport implements Transport {
   }
 
   /**
-   * Hands `request` to the server under an id of its own (returned, for `cancel`); the promise is its response, with
-   * the client's id.
+   * Hands `request` to the server under an id of its own (set on it; returned, for `cancel`); the promise is its
+   * response, with the client's id.
    */
   exchange(request: JSONRPCRequest): { readonly id: number; readonly response: Promise<JSONRPCMessage> } {
     if (this.closed) return { id: 0, response: Promise.resolve(shuttingDown(request.id)) };
@@ -96,7 +98,9 @@ export class JsonExchangeTransport implements Transport {
       this.resolvers.set(id, resolve);
       this.clientIds.set(id, request.id);
     });
-    this.onmessage?.({ ...request, id });
+    // The request is the caller's to give (parsed from its body): its id is replaced in place, not copied.
+    request.id = id;
+    this.onmessage?.(request);
     return { id, response };
   }
 
