@@ -60,11 +60,6 @@ export class JsonExchangeTransport implements Transport {
 
   async start(): Promise<void> {}
 
-  /** Requests in flight. */
-  get inFlight(): number {
-    return this.resolvers.size;
-  }
-
   send(message: JSONRPCMessage): Promise<void> {
     if ('id' in message && ('result' in message || 'error' in message)) {
       const id = typeof message.id === 'number' ? message.id : Number.NaN;
@@ -100,7 +95,12 @@ export class JsonExchangeTransport implements Transport {
     });
     // The request is the caller's to give (parsed from its body): its id is replaced in place, not copied.
     request.id = id;
-    this.onmessage?.(request);
+    try {
+      this.onmessage?.(request);
+    } catch (error) {
+      this.forget(id);
+      throw error;
+    }
     return { id, response };
   }
 
