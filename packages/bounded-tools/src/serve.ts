@@ -53,7 +53,7 @@ export interface McpServerPool {
   readonly factory: (context?: { readonly era?: 'legacy' | 'modern' }) => McpServer;
   /** Idle servers now. */
   readonly idle: number;
-  /** Servers built so far (the first, at once, included). */
+  /** Servers built so far. */
   readonly built: number;
   /** Drops the idle servers; servers still serving are dropped when their request ends. */
   close(): void;
@@ -71,9 +71,9 @@ export function mcpServerPool(create: () => McpServer, max = MCP_SERVER_POOL_MAX
     built += 1;
     return create();
   };
-  // One at once: it registers every tool, so their metric series exist at zero before the first request, and the
-  // first large read or error after a start reaches the alerts.
-  const idle: McpServer[] = [build()];
+  // None at once: the fast path's server, built at start, registers every tool (so their metric series exist at zero
+  // before the first request); the pool builds on its first request (an initialize).
+  const idle: McpServer[] = [];
   return {
     factory(context) {
       if (context?.era === 'modern') return build();
