@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { ClientFactory } from '@a2a-js/sdk/client';
-import { textRequest } from '@flotilla/agent-kit';
+import { a2aClientFactory, textRequest } from '@flotilla/agent-kit';
 import { cpuMsOf } from './process.js';
 
 /**
@@ -16,9 +15,10 @@ export const CACHED_QUESTION = 'which apps are out of sync in prod';
 
 /**
  * Who asks in the cached figure. The agent and the load generator share the machine's two cores, so a heavier client
- * takes CPU from the agent: the official SDK client (what the supervisor and `flotilla ask` use) spends about as much
- * CPU per request as the agent; a plain HTTP/1.1 keep-alive client sending the same JSON-RPC `SendMessage` (what a load
- * tool would send) spends a quarter of it. Both check every answer.
+ * takes CPU from the agent: the official SDK client as the supervisor and `flotilla ask` make it (over keepAliveFetch;
+ * over Node 20's built-in fetch it spent as much CPU per request as the agent) spends about half of the agent's; a
+ * plain HTTP/1.1 keep-alive client sending the same JSON-RPC `SendMessage` (what a load tool would send) less still.
+ * Both check every answer.
  */
 export type CachedClient = 'a2a-js SDK client' | 'plain HTTP client';
 
@@ -52,9 +52,9 @@ interface Askers {
   readonly close: () => void;
 }
 
-/** Askers over the official SDK client, one per simulated client, each with its own connection. */
+/** Askers over the official SDK client as the supervisor and `flotilla ask` make it (over keepAliveFetch), one per simulated client. */
 async function sdkAskers(url: string, clients: number): Promise<Askers> {
-  const factory = new ClientFactory();
+  const factory = a2aClientFactory(undefined);
   const askers = await Promise.all(
     Array.from({ length: clients }, async (): Promise<Ask> => {
       const client = await factory.createFromUrl(url);

@@ -1,4 +1,5 @@
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { keepAliveFetch } from '@flotilla/agent-kit';
 import { describeError, type Logger } from '@flotilla/core';
 import { redactUrl } from '@flotilla/core';
 import { AGENT_STATES, CARD_FAILURE_REASONS, DELEGATION_OUTCOMES, zeroDelegationSeries, type AgentState, type CardFailureReason, type FlotillaMetrics } from '@flotilla/metrics';
@@ -109,7 +110,7 @@ export function unreachableReason(error: unknown): string {
 }
 
 /**
- * A `fetch` for the A2A SDK bound to one agent's origin (scheme, host and port of the URL it was configured with or
+ * A `fetch` for the A2A SDK (keepAliveFetch) bound to one agent's origin (scheme, host and port of the URL it was configured with or
  * discovered at): a request to any other origin is refused before anything is sent, so the agent's credentials
  * never leave it, and redirects are not followed. It adds the credentials, bounds every call's time unless the
  * caller gave a signal, and refuses an agent card over the size cap (read to the cap, never further).
@@ -122,7 +123,7 @@ export function boundedFetch(credentials: AgentCredentials | undefined, origin: 
     for (const [key, value] of Object.entries(credentials?.headersFor(url) ?? {})) headers.set(key, value);
     const card = url.pathname.endsWith('agent-card.json');
     const signal = init?.signal ?? (card ? AbortSignal.timeout(REGISTRY_LIMITS.cardTimeoutMs) : undefined);
-    const response = await fetch(input instanceof Request ? new Request(input, { headers, signal, redirect: 'error' }) : input, {
+    const response = await keepAliveFetch(input instanceof Request ? new Request(input, { headers, signal, redirect: 'error' }) : input, {
       ...init,
       headers,
       redirect: 'error',

@@ -1,15 +1,17 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { keepAliveFetch } from './http-fetch.js';
 
-/** A fetch sending `Authorization: Bearer <token>` (when given) on every request, card included. */
+/** keepAliveFetch sending `Authorization: Bearer <token>` (when given) on every request, card included. */
 function bearerFetch(token: string | undefined, origin?: string): typeof fetch {
+  if (token === undefined && origin === undefined) return keepAliveFetch;
   return (input, init) => {
     const url = new URL(input instanceof Request ? input.url : input.toString());
     if (origin !== undefined && url.origin !== origin) return Promise.reject(new Error(`refused a request to ${url.origin}: the agent was given as ${origin}, and nothing is sent elsewhere`));
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
-    if (input instanceof Request) return fetch(new Request(input, { headers, redirect: origin === undefined ? input.redirect : 'error' }));
-    return fetch(input, { ...init, headers, ...(origin === undefined ? {} : { redirect: 'error' as const }) });
+    if (input instanceof Request) return keepAliveFetch(new Request(input, { headers, redirect: origin === undefined ? input.redirect : 'error' }));
+    return keepAliveFetch(input, { ...init, headers, ...(origin === undefined ? {} : { redirect: 'error' as const }) });
   };
 }
 
@@ -23,11 +25,11 @@ function factoryWith(fetchImpl: typeof fetch): ClientFactory {
 }
 
 /**
- * The official A2A client factory, sending `Authorization: Bearer <token>` on every request (card included) when
- * a token is given.
+ * The official A2A client factory over keepAliveFetch, sending `Authorization: Bearer <token>` on every request (card
+ * included) when a token is given.
  */
 export function a2aClientFactory(token: string | undefined): ClientFactory {
-  return token === undefined ? new ClientFactory() : factoryWith(bearerFetch(token));
+  return factoryWith(bearerFetch(token));
 }
 
 /**

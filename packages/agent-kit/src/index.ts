@@ -127,6 +127,7 @@ export {
 } from './memory-guard.js';
 export { A2A_SERVER_SETTINGS, A2ATokensSchema, PublicUrlSchema, startA2AGate, type A2AGate, type A2AServerSettings } from './gate.js';
 export { a2aClientFactory, connectA2AAgent } from './a2a-client.js';
+export { HTTP_FETCH_LIMITS, keepAliveFetch } from './http-fetch.js';
 export { boundedMemoryStore, CONVERSATIONS_MAX, CONVERSATION_STORE_LIMITS, type BoundedMemoryStoreOptions, type StoreMetrics } from './memory-store.js';
 export { redisMemoryStore, REDIS_MEMORY_DEFAULTS, type RedisMemoryStoreOptions } from './redis-memory-store.js';
 export { BoundedTaskStore, TASK_STORE_LIMITS, type BoundedTaskStoreOptions } from './task-store.js';
