@@ -29,7 +29,7 @@ for (const group of ['packages', 'agents']) {
  * Their own project, with its own timeouts: `npx vitest run --project e2e` runs them alone, `--project unit` the rest,
  * and `npx vitest run` both.
  */
-const E2E = ['test/**/*.test.ts', 'packages/cli/src/cli.test.ts', 'packages/cli/src/lazy-load.test.ts', 'packages/observability/src/alerts.test.ts', 'packages/observability/src/chart.test.ts'];
+const E2E = ['test/**/*.test.ts', 'packages/cli/src/cli.test.ts', 'packages/cli/src/lazy-load.test.ts', 'packages/cli/src/bundle.test.ts', 'packages/observability/src/alerts.test.ts', 'packages/observability/src/chart.test.ts'];
 /**
  * Timeouts sized for a loaded 2-core machine, never for an idle one: a test that waits on something does so on what
  * it waits for (an answer, a log line, an injected clock), so these only bound a hang. No test asserts on elapsed time.

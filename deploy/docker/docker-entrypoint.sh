@@ -18,13 +18,14 @@
 #   FLOTILLA_CGROUP_ROOT  where the cgroup filesystem is mounted (default /sys/fs/cgroup)
 #   FLOTILLA_PROC_SELF_CGROUP  the process's cgroup membership file (default /proc/self/cgroup)
 #   FLOTILLA_NODE_BIN     the node binary to exec (default node)
-#   FLOTILLA_CLI_MAIN     the CLI entry file (default /app/packages/cli/dist/main.js)
+#   FLOTILLA_CLI_MAIN     the CLI entry file (default /app/packages/cli/dist/bundle/flotilla.mjs, the bundle;
+#                         /app/packages/cli/dist/main.js runs the same CLI unbundled)
 set -euo pipefail
 
 readonly cgroup_root="${FLOTILLA_CGROUP_ROOT:-/sys/fs/cgroup}"
 readonly proc_self_cgroup="${FLOTILLA_PROC_SELF_CGROUP:-/proc/self/cgroup}"
 readonly node_bin="${FLOTILLA_NODE_BIN:-node}"
-readonly cli_main="${FLOTILLA_CLI_MAIN:-/app/packages/cli/dist/main.js}"
+readonly cli_main="${FLOTILLA_CLI_MAIN:-/app/packages/cli/dist/bundle/flotilla.mjs}"
 readonly heap_percent="${FLOTILLA_HEAP_PERCENT:-75}"
 
 # A cgroup v1 "no limit" is PAGE_COUNTER_MAX rounded to the page size (9223372036854771712 on 4 KiB pages);

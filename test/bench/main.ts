@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -17,7 +18,7 @@ import { benchSupervisorHop } from './supervisor.js';
 const HELP = `Usage: pnpm bench [-- --applications 819,10000 --clients 10 --budget-tokens 2000 --out bench-results
                     --container-memory-mib 256 --server-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof"
                     --suites netbox,supervisor,argocd,a2a,llm,hybrid,answers,soak,hostile,lean --netbox-latency-ms 20
-                    --cli <another build's packages/cli/dist/main.js, for a before/after>
+                    --cli <a CLI entry: another build's, for a before/after; default: the bundle the image runs>
                     --hostile-heap-mib 384
                     --soak-questions 1000 --soak-clients 20 --soak-applications 10000]
 
@@ -67,8 +68,9 @@ the time, the peak RSS (goal: under the heap) and the longest /healthz round tri
 Lean (issue 19, about three minutes): each piece's idle RSS in its own process with Node's default flags and no
 --local, 30 s after its start without a request (goal <= 100 MiB; the RSS once start-up settled is shown too); an Argo CD MCP server's peak RSS while 10 clients page all of 10,000 applications, the worst of
 5 runs on a fresh server each (goal <= 200 MiB, default flags) and its CPU per tool call, each a page of at most 2,000 tokens (goal <= 3 ms); a cached
-rules answer ("${'which apps are out of sync in prod'}") at 50 concurrent A2A clients, 1,000 requests after one untimed request per client (goal p99 <= 100 ms
-and >= 500 answers/s). --cli measures another build the same way. Writes <out>/lean.json.
+rules answer ("${'which apps are out of sync in prod'}") at 50 concurrent A2A clients, 5,000 requests after 10 untimed rounds, asked by the official
+SDK client as the supervisor makes it and by a plain HTTP client (goal p99 <= 100 ms and >= 500 answers/s). Every piece runs from the bundle the
+image runs; --cli measures another entry (packages/cli/dist/main.js: unbundled) the same way. Writes <out>/lean.json.
 
 Supervisor: the hop's overhead, the NetBox agent asked directly and through the supervisor (each its own
 process), at --a2a-concurrency levels with --a2a-requests each. Writes <out>/supervisor.json.
@@ -172,7 +174,13 @@ async function main(): Promise<void> {
     await writeFile(`${values.out}/answers.json`, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, ...answers }, null, 2)}\n`);
     process.stdout.write(`Wrote ${values.out}/answers.json\n\n`);
   }
-  const cliPath = values.cli ?? fileURLToPath(new URL('../../../packages/cli/dist/main.js', import.meta.url));
+  // The pieces run as the image runs them: from the bundle (packages/cli/dist/bundle/flotilla.mjs, which `pnpm bench`
+  // builds first); --cli packages/cli/dist/main.js measures the same CLI unbundled.
+  const cliPath = values.cli ?? fileURLToPath(new URL('../../../packages/cli/dist/bundle/flotilla.mjs', import.meta.url));
+  if (!existsSync(cliPath)) {
+    process.stderr.write(`bench: ${cliPath} is missing: run \`pnpm bundle\` (\`pnpm bench\` bundles first), or pass --cli\n`);
+    process.exit(2);
+  }
   if (suites.has('lean')) {
     const lean = await benchLean({ cli: cliPath, progress: (line) => process.stdout.write(line) });
     process.stdout.write(formatLean(lean, markdown));

@@ -143,20 +143,20 @@ describe('docker entrypoint heap sizing', () => {
 describe('docker entrypoint command', () => {
   it('runs the CLI with the arguments given', async () => {
     const result = await launch(await cgroup({}), {}, ['sim', 'argocd', '--port', '8080']);
-    expect(result.argv).toEqual(['/app/packages/cli/dist/main.js', 'sim', 'argocd', '--port', '8080']);
+    expect(result.argv).toEqual(['/app/packages/cli/dist/bundle/flotilla.mjs', 'sim', 'argocd', '--port', '8080']);
   });
 
   it('takes the piece from FLOTILLA_COMPONENT when there are no arguments, and arguments win', async () => {
     const dir = await cgroup({});
-    expect((await launch(dir, { FLOTILLA_COMPONENT: 'mcp argocd' }, [])).argv).toEqual(['/app/packages/cli/dist/main.js', 'mcp', 'argocd']);
+    expect((await launch(dir, { FLOTILLA_COMPONENT: 'mcp argocd' }, [])).argv).toEqual(['/app/packages/cli/dist/bundle/flotilla.mjs', 'mcp', 'argocd']);
     expect((await launch(dir, { FLOTILLA_COMPONENT: 'mcp argocd' }, ['sim', 'argocd'])).argv).toEqual([
-      '/app/packages/cli/dist/main.js',
+      '/app/packages/cli/dist/bundle/flotilla.mjs',
       'sim',
       'argocd',
     ]);
   });
 
   it('shows the CLI help with neither', async () => {
-    expect((await launch(await cgroup({}), {}, [])).argv).toEqual(['/app/packages/cli/dist/main.js', '--help']);
+    expect((await launch(await cgroup({}), {}, [])).argv).toEqual(['/app/packages/cli/dist/bundle/flotilla.mjs', '--help']);
   });
 });

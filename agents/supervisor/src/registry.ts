@@ -110,9 +110,9 @@ export function unreachableReason(error: unknown): string {
 }
 
 /**
- * A `fetch` for the A2A SDK (keepAliveFetch) bound to one agent's origin (scheme, host and port of the URL it was configured with or
- * discovered at): a request to any other origin is refused before anything is sent, so the agent's credentials
- * never leave it, and redirects are not followed. It adds the credentials, bounds every call's time unless the
+ * A `fetch` for the A2A SDK (keepAliveFetch; the global fetch for agent cards) bound to one agent's origin (scheme,
+ * host and port of the URL it was configured with or discovered at): a request to any other origin is refused before
+ * anything is sent, so the agent's credentials never leave it, and redirects are not followed. It adds the credentials, bounds every call's time unless the
  * caller gave a signal, and refuses an agent card over the size cap (read to the cap, never further).
  */
 export function boundedFetch(credentials: AgentCredentials | undefined, origin: string): typeof fetch {
@@ -123,7 +123,8 @@ export function boundedFetch(credentials: AgentCredentials | undefined, origin: 
     for (const [key, value] of Object.entries(credentials?.headersFor(url) ?? {})) headers.set(key, value);
     const card = url.pathname.endsWith('agent-card.json');
     const signal = init?.signal ?? (card ? AbortSignal.timeout(REGISTRY_LIMITS.cardTimeoutMs) : undefined);
-    const response = await keepAliveFetch(input instanceof Request ? new Request(input, { headers, signal, redirect: 'error' }) : input, {
+    // A card is read as it streams, to the cap and never further (keepAliveFetch reads a reply whole before it answers).
+    const response = await (card ? fetch : keepAliveFetch)(input instanceof Request ? new Request(input, { headers, signal, redirect: 'error' }) : input, {
       ...init,
       headers,
       redirect: 'error',
