@@ -1,15 +1,15 @@
-import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
 import { BUNDLE_ENTRY, bundleCli } from './bundle.js';
+import { startWithHook, writeLoaderHook, type Started } from './started.test-util.js';
 
 /**
  * The bundle the image runs (packages/cli/dist/bundle/flotilla.mjs), built here into a directory of its own from the
@@ -41,18 +41,7 @@ beforeAll(async () => {
   const result = await bundleCli(OUT);
   expect(result.entry).toBe(ENTRY);
   dir = await mkdtemp(join(tmpdir(), 'flotilla-bundle-'));
-  // A loader hook (its own thread) appends the URL of every module resolved to the file the environment names.
-  await writeFile(
-    join(dir, 'hooks.mjs'),
-    "import { appendFileSync } from 'node:fs';\n" +
-      'export async function resolve(specifier, context, next) {\n' +
-      '  const resolved = await next(specifier, context);\n' +
-      "  appendFileSync(process.env.FLOTILLA_TEST_LOADED, resolved.url + '\\n');\n" +
-      '  return resolved;\n' +
-      '}\n',
-  );
-  await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
-  hook = pathToFileURL(join(dir, 'register.mjs')).href;
+  hook = await writeLoaderHook(dir);
   argocd = await startArgoCdSimulator({ token: TOKEN });
 });
 
@@ -62,50 +51,8 @@ afterAll(async () => {
   await rm(OUT, { recursive: true, force: true });
 });
 
-interface Started {
-  readonly child: ChildProcessByStdio<null, Readable, Readable>;
-  readonly line: Record<string, unknown>;
-  /** The URLs of every module resolved so far. */
-  loaded(): Promise<readonly string[]>;
-  stop(): Promise<void>;
-}
-
 /** Starts the bundled `flotilla <args>` with the loader hook and resolves once it logs `msg`. */
-async function started(name: string, args: readonly string[], msg: string): Promise<Started> {
-  const file = join(dir, `${name}.loaded`);
-  await writeFile(file, '');
-  const child = spawn(process.execPath, ['--import', hook, ENTRY, ...args, '--port', '0', '--log-level', 'info'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', FLOTILLA_TEST_LOADED: file },
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const text of lines) {
-        if (!text.startsWith('{')) continue;
-        const entry = JSON.parse(text) as Record<string, unknown>;
-        if (entry.msg === msg) resolve(entry);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`flotilla ${args.join(' ')} (bundled) exited early with ${String(code)}: ${stderr}`)));
-  });
-  return {
-    child,
-    line,
-    loaded: async () => (await readFile(file, 'utf8')).split('\n').filter((url) => url.length > 0),
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
+const started = (name: string, args: readonly string[], msg: string): Promise<Started> => startWithHook({ entry: ENTRY, hook, dir, name, args, msg });
 
 /** The parts the loaded bundle files define. */
 async function partsIn(loaded: readonly string[]): Promise<Part[]> {

@@ -1,13 +1,13 @@
-import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startArgoCdSimulator, startNetBoxSimulator, type RunningNetBoxSimulator, type RunningSimulator } from '@flotilla/simulators';
+import { startWithHook, writeLoaderHook, type Started } from './started.test-util.js';
 
 /**
  * What each piece must not load at start (idle memory: issue 19), by a part of the module's resolved URL. Every
@@ -50,18 +50,7 @@ let netbox: RunningNetBoxSimulator;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'flotilla-lazy-'));
-  // A loader hook (its own thread) appends the URL of every module resolved to the file the environment names.
-  await writeFile(
-    join(dir, 'hooks.mjs'),
-    "import { appendFileSync } from 'node:fs';\n" +
-      'export async function resolve(specifier, context, next) {\n' +
-      '  const resolved = await next(specifier, context);\n' +
-      "  appendFileSync(process.env.FLOTILLA_TEST_LOADED, resolved.url + '\\n');\n" +
-      '  return resolved;\n' +
-      '}\n',
-  );
-  await writeFile(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
-  hook = pathToFileURL(join(dir, 'register.mjs')).href;
+  hook = await writeLoaderHook(dir);
   [argocd, netbox] = await Promise.all([startArgoCdSimulator({ token: TOKEN }), startNetBoxSimulator({ token: TOKEN })]);
 });
 
@@ -70,51 +59,10 @@ afterAll(async () => {
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
-interface Started {
-  readonly child: ChildProcessByStdio<null, Readable, Readable>;
-  /** The first log line's fields. */
-  readonly line: Record<string, unknown>;
-  /** The URLs of every module resolved so far. */
-  loaded(): Promise<readonly string[]>;
-  stop(): Promise<void>;
-}
-
 /** Starts the built `flotilla <args>` with the loader hook and resolves once it logs `msg`. */
 async function started(name: string, args: readonly string[], msg: string): Promise<Started> {
   expect(existsSync(MAIN), 'packages/cli/dist/main.js is missing: run pnpm build first').toBe(true);
-  const file = join(dir, `${name}.loaded`);
-  await writeFile(file, '');
-  const child = spawn(process.execPath, ['--import', hook, MAIN, ...args, '--port', '0', '--log-level', 'info'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { PATH: process.env.PATH ?? '', FLOTILLA_TEST_LOADED: file },
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const text of lines) {
-        if (!text.startsWith('{')) continue;
-        const entry = JSON.parse(text) as Record<string, unknown>;
-        if (entry.msg === msg) resolve(entry);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`flotilla ${args.join(' ')} exited early with ${String(code)}: ${stderr}`)));
-  });
-  return {
-    child,
-    line,
-    loaded: async () => (await readFile(file, 'utf8')).split('\n').filter((url) => url.length > 0),
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return startWithHook({ entry: MAIN, hook, dir, name, args, msg });
 }
 
 /** Which of `kinds` the modules include, with one module of each as the evidence. */
