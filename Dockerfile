@@ -40,8 +40,8 @@ RUN --mount=type=cache,id=flotilla-pnpm-store,target=/pnpm/store \
 
 # Then the sources (.dockerignore keeps node_modules, dist and local state out), the build, and the bundle the image
 # runs: packages/cli/dist/bundle/flotilla.mjs, the CLI and every package it imports as one minified ES module (a
-# chunk for each part only some commands load). A piece then loads ~50 files instead of ~1,350 and idles on ~12 MB
-# less heap; see packages/cli/src/bundle.ts.
+# chunk for each part only some commands load). A piece then loads a few dozen files instead of ~1,350 and an idle
+# agent holds ~12 MB less heap; see packages/cli/src/bundle.ts.
 COPY . .
 RUN pnpm build && node packages/cli/dist/bundle.js
 

@@ -112,8 +112,9 @@ export function unreachableReason(error: unknown): string {
 /**
  * A `fetch` for the A2A SDK (keepAliveFetch; the global fetch for agent cards) bound to one agent's origin (scheme,
  * host and port of the URL it was configured with or discovered at): a request to any other origin is refused before
- * anything is sent, so the agent's credentials never leave it, and redirects are not followed. It adds the credentials, bounds every call's time unless the
- * caller gave a signal, and refuses an agent card over the size cap (read to the cap, never further).
+ * anything is sent, so the agent's credentials never leave it, and redirects are not followed. It adds the
+ * credentials, bounds every call's time unless the caller gave a signal, and refuses an agent card over the size cap
+ * (read to the cap, never further).
  */
 export function boundedFetch(credentials: AgentCredentials | undefined, origin: string): typeof fetch {
   return async (input, init) => {
