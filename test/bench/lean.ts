@@ -21,7 +21,7 @@ export interface IdleRow {
   readonly piece: string;
   /** Once start-up has settled (three readings 500 ms apart within 1 MiB). */
   readonly settledRssMiB: number;
-  /** After IDLE_SECONDS without a request: what an idle pod holds (V8 gives back start-up garbage by then). */
+  /** After IDLE_SECONDS without a request: what an idle pod holds (the piece gives back its start-up garbage in its first quiet windows: IDLE_MEMORY_LIMITS). */
   readonly rssMiB: number;
 }
 

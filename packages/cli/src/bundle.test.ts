@@ -90,6 +90,22 @@ describe('the bundled CLI (what the image runs)', () => {
     }
   });
 
+  it('gives back what start-up used once the agent is quiet: its young generation shrinks, its heap with it', async () => {
+    const agent = await started('agent-idle', ['agent', 'argocd', '--argocd-url', argocd.url, '--argocd-token', TOKEN], 'A2A agent listening');
+    try {
+      // Logged at the end of the first quiet window (IDLE_MEMORY_LIMITS.quietWindowMs after start, or a later one).
+      const released = await agent.logged('released start-up memory');
+      const [newSpaceBefore, newSpaceAfter] = released.newSpaceMiB as [number, number];
+      const [heapBefore, heapAfter] = released.heapTotalMiB as [number, number];
+      // Start-up leaves the semi-spaces at their largest (32 MiB in all); V8 takes them back to their first size.
+      expect(newSpaceBefore).toBeGreaterThanOrEqual(16);
+      expect(newSpaceAfter).toBeLessThanOrEqual(4);
+      expect(heapAfter).toBeLessThan(heapBefore - 16);
+    } finally {
+      await agent.stop();
+    }
+  });
+
   it('answers a question as the Argo CD agent in rules mode: LangGraph loaded, no model client and no simulator', async () => {
     const agent = await started('agent', ['agent', 'argocd', '--argocd-url', argocd.url, '--argocd-token', TOKEN], 'A2A agent listening');
     try {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { createLogger, describeError, isFlotillaError, LOG_LEVELS, redactUrl, type LogLevel } from '@flotilla/core';
+import { createLogger, describeError, isFlotillaError, LOG_LEVELS, redactUrl, releaseStartupMemoryWhenQuiet, type IdleMemoryWatch, type LogLevel } from '@flotilla/core';
 import { findCommand, parseCommandArgs, settingsFor, type Output, type Running } from './cli.js';
 import { CATALOGUE } from './commands/catalogue.js';
 
@@ -41,6 +41,7 @@ async function main(argv: readonly string[]): Promise<void> {
   const logger = createLogger({ name: `flotilla ${command.path.join(' ')}`, level });
   // Signals are handled from the start: one that arrives while a piece is still starting stops it once it is up.
   let running: Running | undefined;
+  const idleMemory: { watch?: IdleMemoryWatch } = {};
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
@@ -48,6 +49,7 @@ async function main(argv: readonly string[]): Promise<void> {
     logger.info({ signal }, 'stopping');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
+    idleMemory.watch?.cancel();
     if (running === undefined) return;
     running
       .close()
@@ -74,7 +76,10 @@ async function main(argv: readonly string[]): Promise<void> {
   if (stopping) {
     stopping = false;
     stop('SIGTERM');
+    return;
   }
+  // A piece that keeps running gives back what its start-up used once it is first quiet (see IDLE_MEMORY_LIMITS).
+  idleMemory.watch = releaseStartupMemoryWhenQuiet({ logger });
 }
 
 // `flotilla` alone starts the platform (supervisor and domain agents); `flotilla --help` lists the commands.

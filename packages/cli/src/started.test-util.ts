@@ -26,6 +26,8 @@ export interface Started {
   readonly child: ChildProcessByStdio<null, Readable, Readable>;
   /** The fields of the log line waited for. */
   readonly line: Record<string, unknown>;
+  /** The fields of the first log line with message `msg` (logged before this call or after). */
+  logged(msg: string): Promise<Record<string, unknown>>;
   /** The URLs of every module resolved so far. */
   loaded(): Promise<readonly string[]>;
   stop(): Promise<void>;
@@ -44,23 +46,39 @@ export async function startWithHook(options: { readonly entry: string; readonly 
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const line = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    let buffered = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8');
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const text of lines) {
-        if (!text.startsWith('{')) continue;
-        const entry = JSON.parse(text) as Record<string, unknown>;
-        if (entry.msg === options.msg) resolve(entry);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${options.entry} ${options.args.join(' ')} exited early with ${String(code)}: ${stderr}`)));
+  const lines: Record<string, unknown>[] = [];
+  const waiting = new Set<() => void>();
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString('utf8');
+    const texts = buffered.split('\n');
+    buffered = texts.pop() ?? '';
+    for (const text of texts) if (text.startsWith('{')) lines.push(JSON.parse(text) as Record<string, unknown>);
+    for (const wake of waiting) wake();
   });
+  const logged = (msg: string): Promise<Record<string, unknown>> =>
+    new Promise((resolve, reject) => {
+      const look = (): void => {
+        const found = lines.find((entry) => entry.msg === msg);
+        if (found !== undefined) {
+          waiting.delete(look);
+          resolve(found);
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          waiting.delete(look);
+          reject(new Error(`${options.entry} ${options.args.join(' ')} exited (${String(child.exitCode ?? child.signalCode)}) before logging "${msg}": ${stderr}`));
+        }
+      };
+      waiting.add(look);
+      look();
+    });
+  child.once('exit', () => {
+    for (const wake of waiting) wake();
+  });
+  const line = await logged(options.msg);
   return {
     child,
     line,
+    logged,
     loaded: async () => (await readFile(file, 'utf8')).split('\n').filter((url) => url.length > 0),
     async stop() {
       if (child.exitCode !== null) return;

@@ -58,3 +58,11 @@ export {
   type UpstreamSettingsOptions,
   type UpstreamSettingValues,
 } from './common-settings.js';
+export {
+  releaseStartupMemory,
+  releaseStartupMemoryWhenQuiet,
+  IDLE_MEMORY_LIMITS,
+  type StartupMemoryRelease,
+  type IdleMemoryOptions,
+  type IdleMemoryWatch,
+} from './idle-memory.js';
