@@ -113,10 +113,10 @@ function plainAskers(url: string, clients: number): Askers {
  * then all of them at once until `requests` answers are timed. Each request is a new conversation; the answer is cached
  * after the first. CPU per answer is read for the agent (/proc) and for this process (the load generator).
  */
-async function cachedRow(client: CachedClient, url: string, pid: number, clients: number, requests: number): Promise<CachedRow> {
+async function cachedRow(client: CachedClient, url: string, pid: number, clients: number, requests: number, warmupRounds: number): Promise<CachedRow> {
   const { askers, close } = client === 'a2a-js SDK client' ? await sdkAskers(url, clients) : plainAskers(url, clients);
   try {
-    for (let round = 0; round < CACHED_WARMUP_ROUNDS; round += 1) await Promise.all(askers.map((ask) => ask().catch(() => false)));
+    for (let round = 0; round < warmupRounds; round += 1) await Promise.all(askers.map((ask) => ask().catch(() => false)));
     const latencies: number[] = [];
     let failures = 0;
     let issued = 0;
@@ -162,11 +162,13 @@ export interface CachedJob {
   readonly pid: number;
   readonly clients: number;
   readonly requests: number;
+  /** Untimed rounds first (CACHED_WARMUP_ROUNDS by default). */
+  readonly warmupRounds?: number;
 }
 
 // Run as a script (not when the lean suite imports this module for its types and constants).
 const job = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href ? process.argv[2] : undefined;
 if (job !== undefined) {
-  const { client, url, pid, clients, requests } = JSON.parse(job) as CachedJob;
-  process.stdout.write(`${JSON.stringify(await cachedRow(client, url, pid, clients, requests))}\n`);
+  const { client, url, pid, clients, requests, warmupRounds } = JSON.parse(job) as CachedJob;
+  process.stdout.write(`${JSON.stringify(await cachedRow(client, url, pid, clients, requests, warmupRounds ?? CACHED_WARMUP_ROUNDS))}\n`);
 }

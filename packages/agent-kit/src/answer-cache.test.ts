@@ -232,6 +232,57 @@ describe('the answer cache as a decorator of a turn', () => {
     expect(failed.runs()).toBe(2);
   });
 
+  it('answers the same question asked meanwhile from the turn in flight, once: each conversation gets the memory', async () => {
+    let runs = 0;
+    let release: (() => void) | undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const run: RunTurn<Intent, string> = async (question, _contextId, _signal, c) => {
+      runs += 1;
+      await gate;
+      const turn = { answer: `answer ${runs} to ${question}`, options: [], intent: c?.intent, entities: {}, confidence: 1, strategy: 'direct' as const, toolCalls: 3, toolErrors: 0, error: undefined, limitations: [], handling: undefined, detectSeconds: undefined, data: undefined };
+      return { turn, memory: `memory of ${question}`, answerTokens: 5, cacheable: true };
+    };
+    const memoryStore = boundedMemoryStore<string>();
+    const ask = withAnswerCache(run, { cache: new AnswerCache(), cacheableIntents: ['list'], classify: (q) => Promise.resolve(classification(q.startsWith('next') ? 'next_page' : 'list')), memoryStore });
+    const asked = Array.from({ length: 20 }, (_, i) => ask('apps of web', `c${i}`));
+    // A continuation is never shared: it runs while the others wait.
+    const continuation = ask('next page', 'cx');
+    release?.();
+    const answers = await Promise.all(asked);
+    await continuation;
+    expect(runs).toBe(2);
+    expect(new Set(answers.map((a) => a.answer))).toEqual(new Set([answers[0]?.answer]));
+    expect(answers.map((a) => [a.cached, a.toolCalls])).toEqual([[false, 3], ...Array.from({ length: 19 }, () => [true, 0])]);
+    expect(answers[7]?.counted).toEqual({ text: answers[0]?.answer, tokens: 5 });
+    expect(await memoryStore.load('c13')).toBe('memory of apps of web');
+  });
+
+  it('lets each waiter run its own turn when the one in flight was not clean, or when its own signal aborts', async () => {
+    let runs = 0;
+    const gates: (() => void)[] = [];
+    const run: RunTurn<Intent, string> = async (question, _contextId, signal, c) => {
+      runs += 1;
+      const mine = runs;
+      if (mine === 1) await new Promise<void>((resolve) => gates.push(resolve));
+      const turn = { answer: `answer ${mine}${signal?.aborted === true ? ' (cancelled)' : ''}`, options: [], intent: c?.intent, entities: {}, confidence: 1, strategy: 'direct' as const, toolCalls: 1, toolErrors: mine === 1 ? 1 : 0, error: undefined, limitations: [], handling: undefined, detectSeconds: undefined, data: undefined };
+      return { turn, memory: `memory ${mine}`, answerTokens: 5, cacheable: mine !== 1 };
+    };
+    const ask = withAnswerCache(run, { cache: new AnswerCache(), cacheableIntents: ['list'], classify: () => Promise.resolve(classification('list')), memoryStore: boundedMemoryStore<string>() });
+    const first = ask('apps of web', 'c1');
+    const aborting = new AbortController();
+    const waiterAborted = ask('apps of web', 'c2', aborting.signal);
+    const waiter = ask('apps of web', 'c3');
+    // The aborted waiter stops waiting at once and runs (its turn sees the signal), while the first still runs.
+    aborting.abort();
+    expect((await waiterAborted).answer).toBe('answer 2 (cancelled)');
+    gates[0]?.();
+    expect((await first).answer).toBe('answer 1');
+    // The first turn had a tool error: not shared, so the waiter ran its own.
+    const third = await waiter;
+    expect([third.answer, third.cached]).toEqual(['answer 3', false]);
+    expect(runs).toBe(3);
+  });
+
   it('takes the classification a caller made instead of classifying again', async () => {
     const { ask, runs, classified } = setup();
     await ask('apps of web', 'c1', undefined, classification('list'));

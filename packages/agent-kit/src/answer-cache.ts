@@ -3,7 +3,7 @@ import type { FlotillaMetrics } from '@flotilla/metrics';
 import { createRedisKeyspace, type RedisClient } from '@flotilla/state';
 import { CONFIDENCE_THRESHOLD, type Classification } from './rules.js';
 import { reasoningWords } from './reasoning.js';
-import type { AskTurn, CachedTurn, MemoryStore, RunTurn } from './domain.js';
+import type { AskTurn, CachedTurn, MemoryStore, RunTurn, TurnResult } from './domain.js';
 import { SizedLru } from './lru.js';
 
 export const ANSWER_CACHE_DEFAULTS = {
@@ -284,11 +284,34 @@ const miss = (): undefined => undefined;
 const kept = (): number => 0;
 
 /**
+ * Questions of one key answered at once, per decorated turn: every turn in flight at most (the executor bounds those),
+ * and never more than this. Past it a question runs on its own, as without sharing.
+ */
+export const ANSWER_SHARING_MAX_KEYS = 2_048;
+
+/** Resolves with `flight`'s answer, or with undefined as soon as `signal` aborts (the caller then runs, and sees it). */
+function joined<V>(flight: Promise<V | undefined>, signal: AbortSignal | undefined): Promise<V | undefined> {
+  if (signal === undefined) return flight;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const aborted = (): void => resolve(undefined);
+    signal.addEventListener('abort', aborted, { once: true });
+    void flight.then((value) => {
+      signal.removeEventListener('abort', aborted);
+      resolve(value);
+    });
+  });
+}
+
+/**
  * The answer cache around a turn: a question of a cacheable intent, read with confidence and every word understood
  * (no typo read as another word, no reasoning word), is answered from the cache when it holds one (0 tool calls; its memory saved for the
  * conversation), else answered by `run` and kept when the turn was clean (no error, tool error or limitation, its
- * memory kept). A question that asks for fresh data ("now", "refresh", ...) is never read from the cache nor kept.
- * A cache that fails is a miss. The question is classified at most once, here or by the caller.
+ * memory kept). While such a question is being answered, the same question (same key) asked meanwhile waits for that
+ * answer instead of running again: 50 people asking a fresh agent the same thing cost one turn, not 50; when that turn
+ * was not clean (or the waiter's own signal aborts) the waiter runs its own. A question that asks for fresh data
+ * ("now", "refresh", ...) is never read from the cache, kept, or shared. A cache that fails is a miss. The question
+ * is classified at most once, here or by the caller.
  */
 export function withAnswerCache<I extends string, M>(run: RunTurn<I, M>, options: AnswerCacheDecoratorOptions<I, M>): AskTurn<I> {
   const { cache, cacheableIntents, classify, memoryStore } = options;
@@ -298,21 +321,43 @@ export function withAnswerCache<I extends string, M>(run: RunTurn<I, M>, options
     // Words the rules did not understand, and typos, are not in the key: such a question must never get another one's answer.
     (c.unused === undefined || c.unused.length === 0) &&
     (c.corrected === undefined || c.corrected.length === 0);
+  /** The clean answer of each key being answered now (undefined when its turn was not clean). */
+  const inFlight = new Map<string, Promise<CachedTurn<I, M> | undefined>>();
+  const reuse = async (shared: CachedTurn<I, M>, contextId: string): Promise<TurnResult<I>> => {
+    await memoryStore.save(contextId, shared.memory);
+    const counted = shared.answerTokens === undefined ? undefined : { text: shared.turn.answer, tokens: shared.answerTokens };
+    return { ...shared.turn, toolCalls: 0, cached: true, counted };
+  };
   return async (question, contextId, signal, given) => {
     const fresh = asksForFreshData(question);
     const classification = given ?? (fresh ? undefined : await classify(question));
     // Reasoning words are not in the key either, and the answer says it did not reason: never shared.
     const key = fresh || classification === undefined || !cacheable(classification) || reasoningWords(question).length > 0 ? undefined : answerKey(classification);
+    let settle: ((shared: CachedTurn<I, M> | undefined) => void) | undefined;
     if (key !== undefined) {
       const hit = await cache.get(key).catch(miss);
-      if (hit !== undefined) {
-        await memoryStore.save(contextId, hit.memory);
-        const counted = hit.answerTokens === undefined ? undefined : { text: hit.turn.answer, tokens: hit.answerTokens };
-        return { ...hit.turn, toolCalls: 0, cached: true, counted };
+      if (hit !== undefined) return reuse(hit, contextId);
+      const flight = inFlight.get(key);
+      if (flight !== undefined) {
+        const shared = await joined(flight, signal);
+        if (shared !== undefined) return reuse(shared, contextId);
+      } else if (inFlight.size < ANSWER_SHARING_MAX_KEYS) {
+        inFlight.set(key, new Promise((resolve) => (settle = resolve)));
       }
     }
-    const { turn, memory, answerTokens, cacheable: clean } = await run(question, contextId, signal, classification);
-    if (key !== undefined && clean) await cache.set(key, { turn, memory, answerTokens }).catch(kept);
-    return { ...turn, cached: false, counted: answerTokens === undefined ? undefined : { text: turn.answer, tokens: answerTokens } };
+    try {
+      const { turn, memory, answerTokens, cacheable: clean } = await run(question, contextId, signal, classification);
+      if (key !== undefined && clean) {
+        settle?.({ turn, memory, answerTokens });
+        await cache.set(key, { turn, memory, answerTokens }).catch(kept);
+      }
+      return { ...turn, cached: false, counted: answerTokens === undefined ? undefined : { text: turn.answer, tokens: answerTokens } };
+    } finally {
+      if (settle !== undefined && key !== undefined) {
+        // Waiters of a turn that was not clean (or threw) run their own; a settled promise ignores this.
+        settle(undefined);
+        inFlight.delete(key);
+      }
+    }
   };
 }
