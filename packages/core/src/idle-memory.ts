@@ -21,7 +21,8 @@ export const IDLE_MEMORY_LIMITS = {
   maxWindows: 10,
   /**
    * Collections made at most, one per quiet window: V8 shrinks the young generation at a collection only when it rates
-   * the allocation of the last 5 s low, which it does not always at the first one after start-up (seen: once in two).
+   * the allocation of the last 5 s low, which it does not always at the first one after start-up (seen: 3 agents of 4
+   * started with a loader hook needed a second).
    */
   maxCollections: 3,
 } as const;
@@ -58,8 +59,10 @@ function collectorFunction(): (options?: { type: 'minor' }) => void {
 }
 
 /**
- * One full collection now. Made while the process is quiet, V8 then shrinks the young generation to its first size
- * and frees what start-up left; made under load, it is one ordinary full collection (tens of milliseconds).
+ * A young collection, then a full one, now (~20-35 ms for an agent's ~37 MB heap). Made while the process is quiet,
+ * V8 then usually shrinks the young generation to its first size and frees what start-up left (a caller that sees it
+ * did not tries again later: {@link releaseStartupMemoryWhenQuiet}); made under load, it is one ordinary collection.
+ * The young one goes first so that V8's allocation rate has a sample taken at the end of the quiet time.
  */
 export function releaseStartupMemory(): StartupMemoryRelease {
   const before = process.memoryUsage();
@@ -141,7 +144,7 @@ export function releaseStartupMemoryWhenQuiet(options: IdleMemoryOptions): IdleM
       }
     }
     if (windows >= limits.maxWindows) {
-      options.logger.debug({ windows, collections, utilization: busy }, 'start-up memory left to V8: the process was busy from its start');
+      options.logger.debug({ windows, collections, utilization: busy }, 'start-up memory left to V8: the process was not quiet long enough');
       return;
     }
     mark = utilization();
