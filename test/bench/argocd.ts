@@ -20,6 +20,8 @@ export interface ArgoBenchRow {
   readonly itemsPaged: number;
   readonly peakRssMiB: number;
   readonly baselineRssMiB: number;
+  /** RSS `idleAfterMs` after the paging ended (when asked for). */
+  readonly idleRssMiB?: number;
   /** CPU (user + system) of the MCP server per tool call while the clients list and page. */
   readonly cpuMsPerCall: number;
   readonly seconds: number;
@@ -33,6 +35,8 @@ export interface ArgoBenchOptions {
   readonly counter: TokenCounter;
   /** Extra node flags for the MCP server process (e.g. a heap limit, or --cpu-prof to profile it). */
   readonly serverNodeArgs: readonly string[];
+  /** When given, the server's RSS is read again after this long without a request, its clients gone (`idleRssMiB`). */
+  readonly idleAfterMs?: number;
 }
 
 const TOKEN = 'bench-token-0123456789';
@@ -110,6 +114,12 @@ export async function benchArgoCd(options: ArgoBenchOptions): Promise<ArgoBenchR
     const cpuMsPerCall = ((await cpuMsOf(pid)) - cpuBefore) / Math.max(1, toolCalls);
     const stats = sim.stats();
     const rss = await rssOf(pid);
+    let idleRssMiB: number | undefined;
+    if (options.idleAfterMs !== undefined) {
+      for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, options.idleAfterMs));
+      idleRssMiB = (await rssOf(pid)).now;
+    }
     return {
       applications: options.applications,
       unprojectedBytes,
@@ -122,6 +132,7 @@ export async function benchArgoCd(options: ArgoBenchOptions): Promise<ArgoBenchR
       itemsPaged,
       peakRssMiB: rss.peak,
       baselineRssMiB: baseline.now,
+      ...(idleRssMiB === undefined ? {} : { idleRssMiB }),
       cpuMsPerCall,
       seconds,
     };

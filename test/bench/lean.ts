@@ -43,6 +43,8 @@ export interface LeanResult {
     readonly peaksMiB: readonly number[];
     readonly cpuMsPerCall: number;
     readonly largestResultTokens: number;
+    /** The last run's server, IDLE_SECONDS after its paging ended (V8 gives back what the burst grew by then). */
+    readonly idleAfterRssMiB: number;
   };
   /** One row per load generator, in the order run, against the same agent process. */
   readonly cached: readonly CachedRow[];
@@ -120,7 +122,9 @@ export async function benchLean(options: { readonly cli: string; readonly progre
     const rows = [];
     for (let run = 1; run <= PAGING_RUNS; run += 1) {
       options.progress(`lean: 10 clients paging all of 10,000 applications from an Argo CD MCP server (Node defaults), run ${run} of ${PAGING_RUNS}...\n`);
-      rows.push(await benchArgoCd({ applications: 10_000, clients: 10, budgetTokens: 2000, counter: await loadTokenCounter(), cli: options.cli, serverNodeArgs: [] }));
+      // The last run also reads the server's RSS once it has sat IDLE_SECONDS without a request after the paging.
+      const idleAfterMs = run === PAGING_RUNS ? IDLE_SECONDS * 1000 : undefined;
+      rows.push(await benchArgoCd({ applications: 10_000, clients: 10, budgetTokens: 2000, counter: await loadTokenCounter(), cli: options.cli, serverNodeArgs: [], ...(idleAfterMs === undefined ? {} : { idleAfterMs }) }));
     }
     const peaksMiB = rows.map((r) => r.peakRssMiB);
     const paging = {
@@ -131,6 +135,7 @@ export async function benchLean(options: { readonly cli: string; readonly progre
       peaksMiB,
       cpuMsPerCall: rows.reduce((sum, r) => sum + r.cpuMsPerCall, 0) / rows.length,
       largestResultTokens: Math.max(...rows.map((r) => r.largestResultTokens)),
+      idleAfterRssMiB: rows[rows.length - 1]?.idleRssMiB ?? Number.NaN,
     };
 
     const clients = options.cachedClients ?? 50;
@@ -164,6 +169,7 @@ export function formatLean(r: LeanResult, markdown: (header: readonly string[], 
       `<= ${LEAN_GOALS.pagingPeakRssMiB} MiB`,
       mark(r.paging.peakRssMiB <= LEAN_GOALS.pagingPeakRssMiB),
     ],
+    [`RSS of that MCP server ${IDLE_SECONDS} s after the paging ended (last run; for information)`, `${r.paging.idleAfterRssMiB.toFixed(1)} MiB`, '-', ''],
     [`CPU per tool call while paging (${r.paging.toolCalls} calls a run, mean of the runs; largest ${r.paging.largestResultTokens} tokens)`, `${r.paging.cpuMsPerCall.toFixed(2)} ms`, `<= ${LEAN_GOALS.cpuMsPerPage} ms`, mark(r.paging.cpuMsPerCall <= LEAN_GOALS.cpuMsPerPage)],
     ...r.cached.flatMap((c) => [
       [`cached rules answer, ${c.clients} clients, ${c.client}: p50 / p99`, `${c.p50Ms.toFixed(1)} / ${c.p99Ms.toFixed(1)} ms`, `p99 <= ${LEAN_GOALS.cachedP99Ms} ms`, mark(c.p99Ms <= LEAN_GOALS.cachedP99Ms)],
