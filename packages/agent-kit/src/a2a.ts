@@ -11,6 +11,7 @@ import { FlotillaError, TOKEN_MIN_CHARS, type Logger } from '@flotilla/core';
 import type { A2ARejectReason, FlotillaMetrics } from '@flotilla/metrics';
 import type { MemoryGuard } from './memory-guard.js';
 import { BoundedTaskStore } from './task-store.js';
+import { expressHttpServer } from './express-server.js';
 import { answerUnmatched, jsonRpcBinding, restBinding } from './a2a-protocol.js';
 import { TURN_LIMITS, WorkflowExecutor, type AnswerTurn, type TurnLimits } from './executor.js';
 import type { ConversationLock } from './conversation-queue.js';
@@ -218,7 +219,12 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
   app.use(...answerUnmatched(options.logger));
 
   const http = await new Promise<Server>((resolve, reject) => {
-    const server = app.listen(options.port, options.host, (error?: Error) => (error === undefined ? resolve(server) : reject(error)));
+    const server = expressHttpServer(app);
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });
   const address = http.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
