@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { a2aClientFactory, textRequest } from '@flotilla/agent-kit';
-import { cpuMsOf } from './process.js';
+import { cpuMsOf, rssOf } from './process.js';
 
 /**
  * The load generator of the lean suite's cached figure, run as its own process (`node cached-load.js <job JSON>`,
@@ -33,6 +33,8 @@ export interface CachedRow {
   /** CPU time (user + system) per answer: the agent's, and the load generator's own. */
   readonly agentCpuMs: number;
   readonly clientCpuMs: number;
+  /** The agent's peak RSS so far (VmHWM: this row and the rows before it against the same process). */
+  readonly agentPeakRssMiB: number;
 }
 
 /**
@@ -148,6 +150,7 @@ async function cachedRow(client: CachedClient, url: string, pid: number, clients
       failures,
       agentCpuMs,
       clientCpuMs: (own.user + own.system) / 1000 / latencies.length,
+      agentPeakRssMiB: (await rssOf(pid)).peak,
     };
   } finally {
     close();

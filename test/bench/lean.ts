@@ -174,7 +174,7 @@ export function formatLean(r: LeanResult, markdown: (header: readonly string[], 
     ...r.cached.flatMap((c) => [
       [`cached rules answer, ${c.clients} clients, ${c.client}: p50 / p99`, `${c.p50Ms.toFixed(1)} / ${c.p99Ms.toFixed(1)} ms`, `p99 <= ${LEAN_GOALS.cachedP99Ms} ms`, mark(c.p99Ms <= LEAN_GOALS.cachedP99Ms)],
       [
-        `cached rules answer, ${c.clients} clients, ${c.client}: throughput (${c.failures} failed of ${c.answers}; CPU per answer: agent ${c.agentCpuMs.toFixed(2)} ms, load generator ${c.clientCpuMs.toFixed(2)} ms)`,
+        `cached rules answer, ${c.clients} clients, ${c.client}: throughput (${c.failures} failed of ${c.answers}; CPU per answer: agent ${c.agentCpuMs.toFixed(2)} ms, load generator ${c.clientCpuMs.toFixed(2)} ms; agent's peak RSS so far ${c.agentPeakRssMiB.toFixed(0)} MiB)`,
         `${c.perSecond.toFixed(0)} answers/s`,
         `>= ${LEAN_GOALS.cachedPerSecond}/s`,
         mark(c.perSecond >= LEAN_GOALS.cachedPerSecond && c.failures === 0),
