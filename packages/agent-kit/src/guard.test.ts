@@ -249,21 +249,23 @@ describe('the process\'s own memory cgroup', () => {
 });
 
 describe('startMemoryGuard on a host without a cgroup namespace', () => {
-  it('stays ok and accepting with --memory-limit-mib 512 while the cgroup root says 8 GiB, and says what it measures', async () => {
+  it('stays ok and accepting with --memory-limit-mib set while the cgroup root says 8 GiB, and says what it measures', async () => {
+    // A limit far above this process's RSS (a test worker runs many files), far below the root's 8 GiB.
+    const limitBytes = Math.max(512, Math.ceil(process.memoryUsage().rss / MiB) * 4) * MiB;
     const { paths } = await v2Host('0::/user.slice/user-1000.slice/session-3.scope', {
       'sys/fs/cgroup/memory.current': EIGHT_GIB,
       'sys/fs/cgroup/memory.stat': 'inactive_file 0',
       'sys/fs/cgroup/user.slice/memory.max': 'max',
     });
     const { lines, logger } = capture();
-    const guard = await startMemoryGuard({ agent: 'toy', metrics: createMetrics(), logger, limitBytes: 512 * MiB, cgroup: paths });
+    const guard = await startMemoryGuard({ agent: 'toy', metrics: createMetrics(), logger, limitBytes, cgroup: paths });
     try {
       expect(await guard.check()).toBe('ok');
       expect(guard.accepting).toBe(true);
       // Measured something (the process RSS), far below the 8 GiB the cgroup root reports.
       expect(guard.ratio).toBeGreaterThan(0);
       const on = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'memory guard on');
-      expect(on).toMatchObject({ limitBytes: 512 * MiB, limitSource: 'setting', usageSource: 'process rss' });
+      expect(on).toMatchObject({ limitBytes, limitSource: 'setting', usageSource: 'process rss' });
     } finally {
       guard.stop();
     }
