@@ -43,7 +43,7 @@ export interface LeanResult {
     readonly peaksMiB: readonly number[];
     readonly cpuMsPerCall: number;
     readonly largestResultTokens: number;
-    /** The last run's server, IDLE_SECONDS after its paging ended (V8 gives back what the burst grew by then). */
+    /** The last run's server, IDLE_SECONDS after its paging ended: what an idle pod holds after work. */
     readonly idleAfterRssMiB: number;
   };
   /** One row per load generator, in the order run, against the same agent process. */
