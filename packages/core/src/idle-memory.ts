@@ -27,7 +27,7 @@ export const IDLE_MEMORY_LIMITS = {
   maxCollections: 3,
 } as const;
 
-/** What one release did (MiB; RSS as read at once after the collection, before the freed pages are unmapped). */
+/** What one release did, in MiB (RSS only before it: the freed pages leave RSS a moment after the collection). */
 export interface StartupMemoryRelease {
   readonly rssBeforeMiB: number;
   readonly heapTotalBeforeMiB: number;
@@ -105,9 +105,10 @@ const NEW_SPACE_FIRST_MIB = 1;
 
 /**
  * Watches the process from now on, window after window (IDLE_MEMORY_LIMITS), and at the end of each quiet one
- * releases what start-up used ({@link releaseStartupMemory}) until the young generation is back at its first size,
- * `maxCollections` times at most; after `maxWindows` windows it stops watching. Its timer never keeps the process
- * alive. Logs the last collection's figures ("released start-up memory").
+ * releases what start-up used ({@link releaseStartupMemory}) until the young generation has shrunk (V8 takes it to
+ * its first size, or to twice what is still live in it), `maxCollections` times at most; after `maxWindows` windows
+ * it stops watching. Its timer never keeps the process alive. Logs the last collection's figures ("released start-up
+ * memory").
  */
 export function releaseStartupMemoryWhenQuiet(options: IdleMemoryOptions): IdleMemoryWatch {
   const limits = { ...IDLE_MEMORY_LIMITS, ...options.limits };
