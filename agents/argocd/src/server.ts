@@ -3,6 +3,7 @@ import { ArgoCdClient } from './client/argocd-client.js';
 import { ARGOCD_ACCESS, argoCdLimitsFrom } from './config.js';
 import { registerApplicationTools } from './tools/applications.js';
 import { registerCatalogTools } from './tools/catalog.js';
+import { registerQueryTool, registerValuesTool } from './tools/query.js';
 import { registerSearchTool } from './tools/search.js';
 import { registerResourceTools } from './tools/resources.js';
 import { clusterDirectoryFor } from './tools/clusters.js';
@@ -24,6 +25,8 @@ export const ARGOCD_TOOLS = [
   'get_logs',
   'get_resource',
   'list_resource_actions',
+  'query',
+  'list_values',
   'read_result',
 ] as const;
 export type ArgoCdToolName = (typeof ARGOCD_TOOLS)[number];
@@ -35,7 +38,7 @@ export const ARGOCD_MCP = defineDomainMcp({
   access: ARGOCD_ACCESS,
   version: SERVER_INFO.version,
   instructions:
-    'Argo CD, read-only. Search first (search_argocd_resources) when a question names something; list tools page and carry ' +
+    'Argo CD, read-only. One `query` answers counts, breakdowns, rankings, comparisons and named fields of an application exactly. Search first (search_argocd_resources) when a question names something; list tools page and carry ' +
     'counts over all matches, so answer totals from counts, not by paging. Large results come back with a result_id: page them with read_result.',
   tools: ARGOCD_TOOLS,
   createClient: (baseUrl, token, config, metrics, logger) => new ArgoCdClient({ baseUrl, token, limits: argoCdLimitsFrom(config), metrics, logger }),
@@ -45,6 +48,8 @@ export const ARGOCD_MCP = defineDomainMcp({
     registerCatalogTools(kit, deps.client);
     registerSearchTool(kit, deps.client, clusters);
     registerResourceTools(kit, deps.client);
+    registerQueryTool(kit, deps.client, clusters);
+    registerValuesTool(kit, deps.client, clusters);
     kit.registerReadResult();
   },
 });

@@ -1,11 +1,12 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { CONFIDENCE_THRESHOLD, notApplied, questionParts, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, questionParts, reasoningWords, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { liveParser, typedAnswers, typedOf } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
 import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
-export const CACHEABLE_INTENTS: readonly ArgoIntent[] = ['list_applications', 'application_details', 'search', 'attention', 'list_projects', 'list_applicationsets', 'list_clusters', 'help'];
+export const CACHEABLE_INTENTS: readonly ArgoIntent[] = ['query', 'list_applications', 'application_details', 'search', 'attention', 'list_projects', 'list_applicationsets', 'list_clusters', 'help'];
 
 /** The shared workflow's options (an MCP client to the Argo CD MCP server, …) and the agent's clock. */
 export interface ArgoCdAgentOptions extends DomainAgentOptions<ArgoIntent, ArgoMemory> {
@@ -13,6 +14,9 @@ export interface ArgoCdAgentOptions extends DomainAgentOptions<ArgoIntent, ArgoM
   readonly now?: (() => number) | undefined;
 }
 
+/** A comparison of two groups is a typed query ("more degraded apps in a or b?"): not reasoning the rules cannot do. */
+const COUNTED_COMPARISONS = new Set(['compare', 'compared', 'comparing', 'comparison', 'versus', 'vs', 'vs.']);
+const asksReasoning = (question: string): boolean => reasoningWords(question).some((w) => !COUNTED_COMPARISONS.has(w));
 /** A later part with no subject of its own ("…, and which are unhealthy?") continues the list before it. */
 const OWN_SUBJECT = /\b(apps?|applications?|deployments?|services|workloads?|projects?|clusters?|application ?sets?|appsets?)\b/;
 const SCOPE_ENTITIES = ['project', 'cluster', 'namespace', 'env', 'team', 'label', 'repo', 'name_contains', 'application', 'query'];
@@ -56,10 +60,50 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     cacheableIntents: CACHEABLE_INTENTS,
     outputSchemas: ARGOCD_OUTPUT_SCHEMAS,
   });
+  const typed = liveParser(mcpToolCaller(options.mcp, { schemas: ARGOCD_OUTPUT_SCHEMAS }));
+  const now = options.now ?? Date.now;
+  /**
+   * The typed path first: the whole sentence as one query. It answers when every word was applied (or the question
+   * asks for an action); otherwise the intent rules answer, as before, unless they are unsure too, when the typed
+   * reading says what it did not apply.
+   */
+  async function typedClassification(question: string, contextId: string, signal: AbortSignal | undefined): Promise<Classification<ArgoIntent> | undefined> {
+    if (asksReasoning(question)) return undefined;
+    const parsed = (await typed.current(signal)).parse(question, now());
+    if (parsed.kind === 'empty' || (parsed.query === undefined && parsed.action === undefined)) return undefined;
+    const marks = parsed.edit;
+    if (parsed.kind !== 'action') {
+      // While both readers run, the intent rules keep the questions they read completely and whose answer shape they
+      // have (lists and counts); the typed reading takes actions, breakdowns, rankings, comparisons, named fields,
+      // clusters, follow-ups of a typed answer, and whatever the rules are unsure of.
+      const old = classifier.classify(question);
+      const oldSure = old.intent !== 'unknown' && old.intent !== 'help' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
+      const shape = parsed.query?.what.kind;
+      const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || shape === 'fields';
+      const editsTyped = (await options.memoryStore?.load(contextId))?.query !== undefined && (marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
+      if (!typedAnswers(parsed)) return undefined;
+      if (oldSure && !ownShape && !editsTyped) return undefined;
+      if (old.intent === 'help' || old.intent === 'next_page') return undefined;
+    }
+    const followup = marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
+    return {
+      intent: followup ? 'query_followup' : 'query',
+      entities: { typed_query: JSON.stringify(typedOf(parsed)) },
+      confidence: 0.95,
+      complexity: 'simple',
+      alternatives: [],
+      unused: [],
+      corrected: [],
+    };
+  }
   return {
     graph: workflow.graph,
+    /** Live values the typed path's lexicon holds. */
+    lexiconSize: () => typed.size(),
     /** `classification`: the whole question's, when the caller made it (hybrid mode's router): not made again. */
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<ArgoIntent>): Promise<TurnResult<ArgoIntent>> {
+      const typedReading = await typedClassification(question, contextId, signal);
+      if (typedReading !== undefined) return workflow.ask(question, contextId, signal, typedReading);
       const parts = questionParts(question);
       if (parts.length < 2) return workflow.ask(question, contextId, signal, classification);
       // Split only where every part is a question the rules read with confidence; else the question is one. Each

@@ -141,12 +141,12 @@ describe('answers that never mislead (issue 17)', () => {
     expect(costly.answer).toMatch(/I did not understand "costs", "most"/);
   });
 
-  it('refuses a question whose "not" or "or" it did not understand, with no tool call', async () => {
-    for (const question of ['list apps not owned by team payments', 'apps in namespace payments or checkout']) {
-      const turn = await ask(question);
-      expect(turn.toolCalls).toBe(0);
-      expect(turn.answer).toMatch(/an answer would be the opposite or only part of what you asked, so I did not run it/);
-    }
+  it('applies "not" and "or" as the typed query reads them (issue 31): the data answers them', async () => {
+    const notPayments = apps.filter((a) => a.metadata.labels?.team !== 'payments').length;
+    const either = apps.filter((a) => ['payments', 'checkout'].includes(a.spec.destination.namespace ?? '')).length;
+    expect(either).toBeGreaterThan(0);
+    expect(firstLine((await ask('how many apps are not owned by team payments?')).answer)).toMatch(new RegExp(`^${notPayments} applications\\b`));
+    expect(firstLine((await ask('how many apps in namespace payments or checkout?')).answer)).toMatch(new RegExp(`^${either} applications\\b`));
   });
 
   it('offers follow-ups only where they make sense', async () => {

@@ -17,7 +17,9 @@ import {
   type ToolCall,
   type ToolResult,
 } from '@flotilla/agent-kit';
+import type { Query } from '@flotilla/query';
 import { NOT_HEALTHY, type ArgoIntent } from './intents.js';
+import { planTyped, respondTyped, type TypedQuestion } from './typed.js';
 
 /** Presentation rules of the design note, applied by code. */
 export const PRESENTATION = {
@@ -37,7 +39,7 @@ export const PRESENTATION = {
 } as const;
 
 type Args = Record<string, unknown>;
-type ListTool = 'list_applications' | 'search_argocd_resources' | 'list_projects' | 'list_applicationsets' | 'list_clusters';
+type ListTool = 'list_applications' | 'search_argocd_resources' | 'list_projects' | 'list_applicationsets' | 'list_clusters' | 'query';
 
 /** What the next turn needs to continue a paged answer or narrow it. */
 export interface ArgoMemory {
@@ -47,6 +49,8 @@ export interface ArgoMemory {
   readonly total: number;
   /** Where the rows shown end (a whole list shows every row: "next page" then says it was all). */
   readonly end?: number | undefined;
+  /** The typed query the answer ran: a follow-up edits it (the conversation keeps the query, not the answer). */
+  readonly query?: Query | undefined;
 }
 
 const many = (value: Entities[string] | undefined): readonly string[] => (value === undefined ? [] : typeof value === 'string' ? [value] : value);
@@ -68,6 +72,9 @@ const APPLIES: Readonly<Record<ArgoIntent, readonly FilterEntity[]>> = {
   application_details: ['sync', 'health', 'application'],
   // Continuations and help apply nothing new; what they were asked is in their own answer.
   next_page: FILTER_ENTITIES,
+  // A typed query accounts for its own words (typed.ts).
+  query: FILTER_ENTITIES,
+  query_followup: FILTER_ENTITIES,
   help: FILTER_ENTITIES,
   unknown: FILTER_ENTITIES,
 };
@@ -178,6 +185,7 @@ const COLUMNS: Readonly<Record<ListTool, readonly string[]>> = {
   list_projects: ['name', 'description', 'destinations_total'],
   list_applicationsets: ['name', 'project', 'generators', 'applications'],
   list_clusters: ['name', 'server', 'version', 'connection', 'applications'],
+  query: ['name', 'project', 'sync', 'health', 'cluster', 'namespace'],
 };
 
 /** Columns a filter adds to the table, so what was asked is visible in each row. */
@@ -434,6 +442,9 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
         }
         case 'refine':
           return [page(memory?.tool === 'list_applications' || memory === undefined ? 'list_applications' : memory.tool, { ...(memory?.args ?? {}), ...filters })];
+        case 'query':
+        case 'query_followup':
+          return planTyped(typedQuestion(c), memory?.query).calls;
         case 'help':
         case 'unknown':
           return [];
@@ -457,7 +468,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
       }
       // The token budget may cut a tool page short: fetch what is missing from the rows this answer shows
       // (all of a list of 50 or fewer, else a page of 20).
-      if (['attention', 'help', 'unknown'].includes(c.intent)) return [];
+      if (['attention', 'help', 'unknown', 'query', 'query_followup'].includes(c.intent)) return [];
       const missing = pageShortfall(results, (start, total) => (total <= PRESENTATION.showWholeMax && start === 0 ? total : Math.min(total, start + PRESENTATION.pageRows)));
       return missing === undefined ? [] : [{ tool: missing.first.call.tool, args: { ...missing.first.call.args, offset: missing.offset, limit: Math.min(100, missing.limit) } }];
     },
@@ -472,6 +483,11 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
           options: HELP_OPTIONS,
           memory,
         };
+      }
+      if (c.intent === 'query' || c.intent === 'query_followup') {
+        const typed = typedQuestion(c);
+        const { query, carried } = planTyped(typed, memory?.query);
+        return respondTyped<ArgoMemory>(typed, results, query, carried, (q, total, offset, end) => ({ tool: 'query', args: { ...q }, offset, total, end, query: q }), memory);
       }
       const note = accountingNote(c);
       const answer = respondTo(c, results, memory, capabilities);
@@ -541,8 +557,15 @@ function respondTo(
       };
     }
     case 'unknown':
+    case 'query':
+    case 'query_followup':
       return { text: "I can't answer that.", options: HELP_OPTIONS, memory };
   }
+}
+
+/** The typed reading the classifier put in the `typed_query` entity. */
+function typedQuestion(c: Classification<ArgoIntent>): TypedQuestion {
+  return JSON.parse(oneValue(c.entities.typed_query) ?? '{}') as TypedQuestion;
 }
 
 /** The domain with every tool assumed present. */

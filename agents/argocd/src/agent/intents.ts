@@ -12,6 +12,9 @@ export const ARGOCD_INTENTS = [
   'list_clusters',
   'next_page',
   'refine',
+  /** A typed query (see typed.ts): a standalone question, or one that edits the conversation's last query. */
+  'query',
+  'query_followup',
   'help',
   'unknown',
 ] as const;

@@ -48,6 +48,8 @@ const SKILL_OF_INTENT: Readonly<Record<ArgoIntent, string>> = {
   list_projects: 'argocd-inventory',
   list_applicationsets: 'argocd-inventory',
   list_clusters: 'argocd-inventory',
+  query: 'argocd-applications',
+  query_followup: 'argocd-applications',
   help: 'none',
   unknown: 'none',
 };
@@ -64,7 +66,7 @@ export const ARGOCD_AGENT = defineDomainAgent({
   // sends a question to the model for its reasoning words or unread words, not for its intent.
   fullyExecuted: ARGOCD_INTENTS.filter((intent) => intent !== 'unknown'),
   // What acts on the conversation's last list: in hybrid mode, a list the model produced is the model's to go on with.
-  continuations: ['next_page', 'refine'],
+  continuations: ['next_page', 'refine', 'query_followup'],
   classifier: ({ now }) => createArgoCdClassifier({ now }),
   createAgent: (context: DomainAgentContext<ArgoCdClient, ArgoIntent, ArgoMemory, unknown>) => createArgoCdAgent(context),
 });

@@ -21,6 +21,7 @@ export const APPLICATION_LIST_FIELDS = [
   'items.spec',
   'items.status.sync.status',
   'items.status.health',
+  'items.status.summary',
   'items.status.operationState.phase',
   'items.status.operationState.finishedAt',
 ] as const;

@@ -127,8 +127,12 @@ export const ApplicationListItem = z.object({
   status: z
     .object({
       sync: z.object({ status: z.string().optional(), revision: z.string().optional() }).nullish(),
-      health: z.object({ status: z.string().optional() }).nullish(),
+      health: z.object({ status: z.string().optional(), message: z.string().optional().transform((m) => m?.slice(0, 300)) }).nullish(),
       operationState: z.object({ phase: z.string().optional(), finishedAt: NullableString }).nullish(),
+      // Images and URLs the application runs and serves (a few per application; at most 50 kept).
+      summary: z
+        .object({ images: z.array(z.string().max(512)).nullish().transform((a) => a?.slice(0, 50)), externalURLs: z.array(z.string().max(512)).nullish().transform((a) => a?.slice(0, 20)) })
+        .nullish(),
     })
     .nullish(),
 });

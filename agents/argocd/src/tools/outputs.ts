@@ -119,7 +119,30 @@ export const RESOURCE_ACTIONS_OUTPUT = objectOutput(
 );
 
 /** Every Argo CD tool's output schema, by tool name. */
+/** What the `query` tool answers: a count, a page, groups, a ranking, a comparison or named fields of objects. */
+const GROUP = z.strictObject({ key: z.array(z.string()), count: z.number().int().min(0) });
+export const QUERY_OUTPUT = objectOutput(
+  z.strictObject({
+    entity: z.string(),
+    kind: z.enum(['count', 'list', 'breakdown', 'top', 'compare', 'fields']),
+    total: z.number().int().min(0),
+    by: z.array(z.string()).optional(),
+    groups: z.array(GROUP).optional(),
+    groups_total: z.number().int().min(0).optional(),
+    order: z.enum(['most', 'least']).optional(),
+    counts: z.array(z.number().int().min(0)).optional(),
+    offset: z.number().int().min(0).optional(),
+    returned: z.number().int().min(0).optional(),
+    has_more: z.boolean().optional(),
+    next_offset: z.number().int().min(0).nullable().optional(),
+    items: z.array(z.record(z.string(), z.unknown())).optional(),
+    notes: z.array(z.string()).optional(),
+  }),
+);
+
 export const ARGOCD_OUTPUT_SCHEMAS = {
+  query: QUERY_OUTPUT,
+  list_values: listPageOutput(z.string()),
   list_applications: listPageOutput(APPLICATION_ITEM),
   get_application: APPLICATION_OUTPUT,
   list_projects: listPageOutput(PROJECT_ITEM),

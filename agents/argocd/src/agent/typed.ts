@@ -1,0 +1,219 @@
+import { markdownTable, type Answer, type CallTool, type ToolCall, type ToolResult, toolErrorText } from '@flotilla/agent-kit';
+import {
+  applyEdit,
+  createParser,
+  describeQuery,
+  entityOf,
+  fieldOf,
+  QUERY_LIMITS,
+  type EditMarks,
+  type LiveValues,
+  type Parsed,
+  type Parser,
+  type Query,
+} from '@flotilla/query';
+import { ARGOCD_DOMAIN } from '../query/declare.js';
+
+/**
+ * The Argo CD agent's typed path: a sentence parsed into one query (with the live names of the estate in the
+ * lexicon), planned as one `query` tool call, answered by what came back, and said in plain words whenever
+ * something was corrected, inferred or carried over.
+ */
+
+/** What the classifier hands the plan: the parse, as JSON in the `typed_query` entity. */
+export interface TypedQuestion {
+  readonly query: Query | undefined;
+  readonly action?: { readonly verb: string; readonly target?: string | undefined } | undefined;
+  readonly edit: EditMarks;
+  readonly unapplied: readonly string[];
+  readonly corrections: readonly { readonly from: string; readonly to: string }[];
+  readonly inferred: readonly string[];
+  readonly notRead: readonly string[];
+}
+
+export function typedOf(parsed: Parsed): TypedQuestion {
+  return { query: parsed.query, action: parsed.action, edit: parsed.edit, unapplied: parsed.unapplied, corrections: parsed.corrections, inferred: parsed.inferred, notRead: parsed.notRead };
+}
+
+/** Fields whose values the lexicon reads from the estate, through the MCP server's `list_values`. */
+const LIVE_FIELDS: readonly (readonly [entity: string, field: string])[] = [
+  ['applications', 'cluster'],
+  ['applications', 'project'],
+  ['applications', 'namespace'],
+  ['applications', 'app_namespace'],
+  ['applications', 'repo'],
+  ['applications', 'team'],
+  ['applications', 'env'],
+  ['applications', 'region'],
+  ['applications', 'tier'],
+  ['applications', 'name'],
+  ['clusters', 'name'],
+  ['clusters', 'server'],
+];
+
+/** The lexicon's refresh and bounds: pages read per field (100 values each), and how long a lexicon is kept. */
+export const LIVE_LEXICON_LIMITS = { ttlMs: 300_000, retryMs: 10_000, pagesPerField: 20, pageSize: 100 } as const;
+
+/** A parser over the live estate's names, read through the domain's own tools, refreshed on a TTL. */
+export function liveParser(callTool: CallTool, clock: () => number = Date.now) {
+  let parser: Parser = createParser(ARGOCD_DOMAIN);
+  let loadedAt = Number.NEGATIVE_INFINITY;
+  let failedAt = Number.NEGATIVE_INFINITY;
+  let loading: Promise<void> | undefined;
+  let live = false;
+
+  async function load(signal?: AbortSignal): Promise<void> {
+    const values: Record<string, Record<string, string[]>> = {};
+    let complete = true;
+    for (const [entity, field] of LIVE_FIELDS) {
+      const out: string[] = [];
+      for (let page = 0; page < LIVE_LEXICON_LIMITS.pagesPerField; page += 1) {
+        const result = await callTool({ tool: 'list_values', args: { entity, field, limit: LIVE_LEXICON_LIMITS.pageSize, offset: page * LIVE_LEXICON_LIMITS.pageSize } }, signal);
+        if (result.isError) {
+          complete = false;
+          break;
+        }
+        const items = Array.isArray(result.body.items) ? result.body.items : [];
+        for (const v of items) if (typeof v === 'string') out.push(v);
+        if (result.body.has_more !== true) break;
+      }
+      (values[entity] ??= {})[field] = out;
+    }
+    parser = createParser(ARGOCD_DOMAIN, values as LiveValues);
+    live = true;
+    if (complete) loadedAt = clock();
+    else failedAt = clock();
+  }
+
+  return {
+    /** The parser, with the live names once they have been read (the first call waits for them). */
+    async current(signal?: AbortSignal): Promise<Parser> {
+      const now = clock();
+      const stale = now - loadedAt > LIVE_LEXICON_LIMITS.ttlMs && now - failedAt > LIVE_LEXICON_LIMITS.retryMs;
+      if (stale && loading === undefined) {
+        loading = load(signal)
+          .catch(() => {
+            failedAt = clock();
+          })
+          .finally(() => {
+            loading = undefined;
+          });
+      }
+      if (!live && loading !== undefined) await loading;
+      return parser;
+    },
+    /** Live values held by the lexicon (a metric's value). */
+    size: (): number => parser.lexicon.liveCount,
+  };
+}
+
+/** Whether the typed path answers a parse: an action, or a query with every word applied. */
+export function typedAnswers(parsed: Parsed): boolean {
+  if (parsed.kind === 'action') return true;
+  return parsed.kind === 'query' && parsed.unapplied.length === 0 && !parsed.cut;
+}
+
+/** The one call a typed question plans (none for an action), and the query it means after editing the last one. */
+export function planTyped(typed: TypedQuestion, previous: Query | undefined): { readonly calls: readonly ToolCall[]; readonly query: Query | undefined; readonly carried: boolean } {
+  if (typed.action !== undefined || typed.query === undefined) return { calls: [], query: undefined, carried: false };
+  const edited = applyEdit({ kind: 'query', query: typed.query, edit: typed.edit, unapplied: [], corrections: [], inferred: [], notRead: [], clock: false, cut: false }, previous);
+  const query = edited?.query ?? typed.query;
+  const args = query.what.kind === 'list' ? { ...query, limit: query.limit ?? 20, offset: query.offset ?? 0 } : query;
+  return { calls: [{ tool: 'query', args: args as unknown as Readonly<Record<string, unknown>> }], query, carried: edited !== undefined && edited.kind !== 'standalone' };
+}
+
+const readOnly = (verb: string, target: string | undefined): string => {
+  const action = ARGOCD_DOMAIN.actions?.find((a) => a.verb === verb);
+  const how = (action?.how ?? '').replace('{name}', target ?? '<application>');
+  return [
+    `Flotilla is read-only: I did not ${verb} ${target ?? 'anything'}${target === undefined ? '' : ''}.`,
+    how === '' ? '' : `To do it in Argo CD: \`${how}\` (or the ${verb} button on the application's page in the Argo CD UI), with an account allowed to.`,
+    target === undefined ? 'I can show an application\'s status, history and what is wrong with it instead.' : `I can show ${target}'s status, sync history and what is wrong with it instead: ask "status of ${target}" or "what's wrong with ${target}".`,
+  ]
+    .filter((l) => l !== '')
+    .join('\n');
+};
+
+const cell = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ') : JSON.stringify(v));
+
+/** The answer of a typed question. `memory` keeps the query, so a follow-up edits it and "next page" pages it. */
+export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResult[], query: Query | undefined, carried: boolean, remember: (query: Query, total: number, offset: number, end: number) => M, previous: M | undefined): Answer<M> {
+  if (typed.action !== undefined) return { text: readOnly(typed.action.verb, typed.action.target), options: typed.action.target === undefined ? [] : [`status of ${typed.action.target}`, `what's wrong with ${typed.action.target}`], memory: previous, data: { read_only: true, not_done: typed.action.verb } };
+  const result = results[0];
+  if (query === undefined || result === undefined) return { text: "I can't answer that.", options: [], memory: previous };
+  const entity = entityOf(ARGOCD_DOMAIN, query.entity);
+  const notes: string[] = [];
+  for (const c of typed.corrections) notes.push(`read "${c.from}" as "${c.to}"`);
+  notes.push(...typed.inferred);
+  const readAs = `Read as: ${describeQuery(entity, query)}${carried ? ' (carried over from your last question)' : ''}.`;
+  const lead: string[] = [];
+  if (typed.notRead.length > 0) lead.push(`I did not apply ${typed.notRead.join(', ')}: Argo CD holds it, but I do not read it yet.`);
+  if (notes.length > 0 || carried) lead.push(`(${readAs}${notes.length > 0 ? ` I ${notes.join('; ')}.` : ''})`);
+  const data = { query: query as unknown as Record<string, unknown>, ...(typed.notRead.length > 0 ? { not_applied: typed.notRead.map((f) => `${f} (not read)`) } : {}) };
+  if (result.isError) return { text: [...lead, `I could not ${query.what.kind === 'fields' ? `get that ${entity.singular}` : 'run that query'}: ${toolErrorText(result.body)}`].join('\n'), options: [], memory: previous, data };
+  const b = result.body;
+  const total = Number(b.total ?? 0);
+  const label = (f: string): string => fieldOf(entity, f)?.label ?? f;
+  const noun = (n: number): string => (n === 1 ? entity.singular : entity.plural);
+  const bodyNotes = Array.isArray(b.notes) ? b.notes.filter((n): n is string => typeof n === 'string') : [];
+  const out: string[] = [];
+  let memory: M | undefined = remember(query, total, 0, 0);
+  const kind = b.kind;
+  if (kind === 'count') {
+    out.push(`${total} ${noun(total)} match.${lead.length === 0 ? ` (${describeQuery(entity, query)}.)` : ''}`);
+  } else if (kind === 'compare') {
+    const [a, c] = Array.isArray(b.counts) ? b.counts.map(Number) : [0, 0];
+    const groups = query.what.kind === 'compare' ? query.what.groups : undefined;
+    const [na, nc] = groups === undefined ? ['the first', 'the second'] : groups.map((g) => describeGroup(entity, g));
+    const verdict = (a ?? 0) === (c ?? 0) ? `${na} and ${nc} have the same number: ${a} each` : (a ?? 0) > (c ?? 0) ? `${na} has more: ${a} against ${c} in ${nc}` : `${nc} has more: ${c} against ${a} in ${na}`;
+    out.push(`${verdict}.`, `(${describeQuery(entity, query)}.)`);
+  } else if (kind === 'breakdown' || kind === 'top') {
+    const by = Array.isArray(b.by) ? b.by.map(String) : [];
+    const groups = (Array.isArray(b.groups) ? b.groups : []) as { key: string[]; count: number }[];
+    const shown = groups.length;
+    const groupsTotal = Number(b.groups_total ?? shown);
+    if (kind === 'top') {
+      const first = groups[0];
+      const order = b.order === 'least' ? 'fewest' : 'most';
+      if (first === undefined) out.push(`No ${entity.plural} match, so no ${label(by[0] ?? '')} has any.`);
+      else if (shown === 1) out.push(`${first.key.join(' / ')} has the ${order}: ${first.count} ${noun(first.count)} (of ${total} matching, over ${groupsTotal} ${label(by[0] ?? '')} values).`);
+      else out.push(`The ${shown} ${label(by[0] ?? '')} values with the ${order} (of ${total} matching ${noun(total)}, over ${groupsTotal} values):`);
+    } else out.push(`${total} ${noun(total)}, by ${by.map(label).join(' and ')}${groupsTotal > shown ? ` (${groupsTotal} groups, the largest ${shown} shown)` : ''}:`);
+    if (!(kind === 'top' && shown === 1)) out.push(markdownTable(groups.map((g) => Object.fromEntries([...by.map((f, i) => [label(f), g.key[i] ?? '']), [entity.plural, String(g.count)]])), [...by.map(label), entity.plural], cell));
+  } else if (kind === 'fields') {
+    const items = (Array.isArray(b.items) ? b.items : []) as Record<string, unknown>[];
+    const fields = query.what.kind === 'fields' ? query.what.fields : [];
+    if (items.length === 0) out.push(`No ${entity.singular} matches: ${describeQuery(entity, { ...query, what: { kind: 'list' } }).replace(/, listed$/, '')}.`);
+    for (const item of items) {
+      out.push(`${String(item.name)}:`);
+      for (const f of fields) {
+        const v = item[f];
+        if (f === 'history' && Array.isArray(v)) {
+          out.push(`- ${label(f)} (newest first):`);
+          out.push(markdownTable(v as Record<string, unknown>[], ['id', 'revision', 'deployed_at'], cell));
+        } else if (f === 'conditions' && Array.isArray(v)) out.push(`- ${label(f)}: ${v.length === 0 ? 'none' : (v as { type: string; message: string }[]).map((x) => `${x.type}: ${x.message}`).join('; ')}`);
+        else out.push(`- ${label(f)}: ${v === null || v === undefined || (Array.isArray(v) && v.length === 0) ? 'none' : cell(v)}`);
+      }
+    }
+    memory = previous;
+  } else {
+    const items = (Array.isArray(b.items) ? b.items : []) as Record<string, unknown>[];
+    const offset = Number(b.offset ?? 0);
+    const end = offset + items.length;
+    const columns = entity.rowFields ?? ['name'];
+    out.push(total === 0 ? `No ${entity.plural} match (${describeQuery(entity, query).replace(/, listed$/, '')}).` : `${total} ${noun(total)} match${total > items.length ? `; rows ${offset + 1}-${end}` : ''}:`);
+    if (items.length > 0) out.push(markdownTable(items, columns.map((c) => (c === 'name' ? 'name' : c)), cell));
+    if (end < total) out.push(`Say "next page" for more.`);
+    memory = remember(query, total, offset, end);
+  }
+  if (bodyNotes.length > 0) out.push(`Note: ${bodyNotes.join(' ')}`);
+  const limit = QUERY_LIMITS.defaultLimit;
+  void limit;
+  return { text: [...lead, ...out].join('\n'), options: kind === 'list' && total > 20 ? ['next page'] : [], memory, data };
+}
+
+function describeGroup(entity: ReturnType<typeof entityOf>, where: import('@flotilla/query').Where): string {
+  if (where.op === 'eq') return String(where.value);
+  if (where.op === 'in') return where.values.map(String).join(' or ');
+  return describeQuery(entity, { entity: entity.name, where, what: { kind: 'list' } }).replace(/^[a-z]+ whose /, '').replace(/, listed$/, '');
+}

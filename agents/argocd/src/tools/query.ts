@@ -1,0 +1,276 @@
+import { z } from 'zod';
+import { FlotillaError } from '@flotilla/core';
+import { type BoundedTools, type JsonObject, type JsonValue } from '@flotilla/bounded-tools';
+import { conditionsOf, entityOf, fieldOf, querySchema, QueryRun, type Accessors, type Group, type Query, type Where } from '@flotilla/query';
+import type { ArgoCdClient } from '../client/argocd-client.js';
+import type { Application, Cluster } from '../client/schemas.js';
+import { ARGOCD_DOMAIN, ARGOCD_QUERY_ENTITIES } from '../query/declare.js';
+import type { ClusterDirectory, ClusterNames } from './clusters.js';
+import { QUERY_OUTPUT } from './outputs.js';
+import { applicationRow, clusterRow, connectionOf, healthOf, labelPairs, sourcesOf, syncOf } from './views.js';
+
+/**
+ * `query`: one typed query over Argo CD (applications or clusters), planned here: project and label conditions at the
+ * top of the where go to Argo CD as filters, the rest is evaluated over the listed items, and the answer (a count,
+ * a page, groups, a ranking, a comparison, or named fields of one application) is accumulated in bounded memory.
+ * The rules and the model write the same query; the tool's budget bounds what either gets back.
+ */
+
+const FIELD_NAMES = [...new Set(ARGOCD_DOMAIN.entities.flatMap((e) => e.fields.map((f) => f.name)))] as [string, ...string[]];
+export const QueryInput = querySchema(ARGOCD_QUERY_ENTITIES as unknown as [string, ...string[]], FIELD_NAMES);
+
+/** Groups, rows and objects a query result carries at most (the token budget may cut further). */
+export const QUERY_OUTPUT_LIMITS = { groups: 60, objects: 5, historyEntries: 5, textChars: 300 } as const;
+
+/** Fields Argo CD's application list does not carry: read for one named application only. */
+const ONE_APPLICATION_ONLY = new Set(['history', 'conditions', 'sync_revision', 'operation_message']);
+/** Label fields: pushed to Argo CD as a label selector. */
+const LABEL_FIELDS: Readonly<Record<string, string>> = { env: 'env', team: 'team', region: 'region', tier: 'tier' };
+
+const cut = (s: string | undefined): string | undefined => (s === undefined ? undefined : s.length > QUERY_OUTPUT_LIMITS.textChars ? `${s.slice(0, QUERY_OUTPUT_LIMITS.textChars)}…` : s);
+
+function applicationAccessors(clusters: ClusterNames): Accessors<Application> {
+  const labels = (app: Application) => app.metadata.labels ?? {};
+  return {
+    name: (a) => a.metadata.name,
+    project: (a) => a.spec?.project,
+    // A cluster is its name and its URL: a condition on either finds it.
+    cluster: (a) => {
+      const d = a.spec?.destination;
+      const name = clusters.nameOf(d);
+      const identity = clusters.resolve(name);
+      return [...new Set([name, d?.name, d?.server, identity?.server, identity?.name].filter((x): x is string => typeof x === 'string' && x !== ''))];
+    },
+    namespace: (a) => a.spec?.destination?.namespace,
+    app_namespace: (a) => a.metadata.namespace,
+    health: (a) => healthOf(a),
+    sync: (a) => syncOf(a),
+    repo: (a) => sourcesOf(a).map((s) => s.repoURL).filter((r): r is string => r !== undefined),
+    revision: (a) => sourcesOf(a).map((s) => s.targetRevision ?? 'HEAD'),
+    sync_revision: (a) => {
+      const sync = a.status?.sync as { revision?: unknown; revisions?: unknown } | null | undefined;
+      const all = [...(Array.isArray(sync?.revisions) ? sync.revisions : []), sync?.revision];
+      return all.filter((r): r is string => typeof r === 'string');
+    },
+    path: (a) => sourcesOf(a).map((s) => s.path ?? s.chart).filter((p): p is string => p !== undefined),
+    auto_sync: (a) => a.spec?.syncPolicy?.automated !== undefined && a.spec?.syncPolicy?.automated !== null,
+    self_heal: (a) => a.spec?.syncPolicy?.automated?.selfHeal === true,
+    prune: (a) => a.spec?.syncPolicy?.automated?.prune === true,
+    operation: (a) => a.status?.operationState?.phase ?? 'None',
+    last_sync: (a) => a.status?.operationState?.finishedAt ?? undefined,
+    created: (a) => a.metadata.creationTimestamp ?? undefined,
+    env: (a) => labels(a).env,
+    team: (a) => labels(a).team,
+    region: (a) => labels(a).region,
+    tier: (a) => labels(a).tier,
+    label: (a) => labelPairs(a.metadata.labels),
+    image: (a) => a.status?.summary?.images ?? [],
+    history: (a) => (a.status?.history ?? []).map((h) => h.revision ?? String(h.id)),
+    conditions: (a) => (a.status?.conditions ?? []).map((c) => c.type ?? 'Unknown'),
+    health_message: (a) => a.status?.health?.message,
+    operation_message: (a) => a.status?.operationState?.message,
+    status: (a) => `${syncOf(a)}/${healthOf(a)}`,
+    external_urls: (a) => a.status?.summary?.externalURLs ?? [],
+  };
+}
+
+const CLUSTER_ACCESSORS: Accessors<Cluster> = {
+  name: (c) => c.name ?? c.server,
+  server: (c) => c.server,
+  connection: (c) => connectionOf(c),
+  version: (c) => c.serverVersion ?? c.info?.serverVersion,
+  message: (c) => c.connectionState?.message ?? c.info?.connectionState?.message,
+};
+
+/** What one application's asked-for fields read as. */
+function projectApplication(app: Application, fields: readonly string[], acc: Accessors<Application>): JsonObject {
+  const out: JsonObject = { name: app.metadata.name };
+  for (const f of fields) {
+    if (f === 'history') {
+      out.history = (app.status?.history ?? [])
+        .slice(-QUERY_OUTPUT_LIMITS.historyEntries)
+        .reverse()
+        .map((h) => ({ id: h.id ?? null, revision: h.revision ?? (Array.isArray(h.revisions) ? h.revisions.filter((r): r is string => typeof r === 'string').join(', ') : ''), deployed_at: h.deployedAt ?? null }) as JsonValue);
+      continue;
+    }
+    if (f === 'conditions') {
+      out.conditions = (app.status?.conditions ?? []).slice(0, 10).map((c) => ({ type: c.type ?? 'Unknown', message: cut(c.message) ?? '' }));
+      continue;
+    }
+    if (f === 'status') {
+      out.status = { sync: syncOf(app), health: healthOf(app), operation: app.status?.operationState?.phase ?? 'None' };
+      continue;
+    }
+    const v = acc[f]?.(app);
+    out[f] = v === undefined || v === null ? null : Array.isArray(v) ? v.slice(0, 20).map((x) => (typeof x === 'string' ? (cut(x) ?? '') : x)) : typeof v === 'string' ? (cut(v) ?? '') : (v as JsonValue);
+  }
+  return out;
+}
+
+/** The top-level parts of a where (the conjuncts). */
+const conjuncts = (where: Where | undefined): readonly Where[] => (where === undefined ? [] : where.op === 'and' ? where.of : [where]);
+
+/** Project and label conditions at the top of the where, as Argo CD's own filters (the rest is evaluated here). */
+function pushdown(where: Where | undefined): { projects?: string[]; selector?: string } {
+  const projects: string[] = [];
+  const selector: string[] = [];
+  for (const part of conjuncts(where)) {
+    const negated = part.op === 'not' ? part.of : undefined;
+    const c = negated ?? part;
+    if (c.op !== 'eq' && c.op !== 'in') continue;
+    const values = (c.op === 'eq' ? [c.value] : c.values).map(String);
+    if (c.field === 'project' && negated === undefined && projects.length === 0) projects.push(...values);
+    const key = LABEL_FIELDS[c.field];
+    if (key !== undefined && values.every((v) => /^[a-z0-9]([\w.-]*[a-z0-9])?$/i.test(v) && v.length <= 63)) {
+      selector.push(negated === undefined ? (values.length === 1 ? `${key}=${values[0]}` : `${key} in (${values.join(',')})`) : `${key} notin (${values.join(',')})`);
+    }
+  }
+  return { ...(projects.length === 0 ? {} : { projects }), ...(selector.length === 0 ? {} : { selector: selector.join(',') }) };
+}
+
+function groupsOut(groups: readonly Group[]): { groups: { key: string[]; count: number }[]; groups_total: number } {
+  return { groups: groups.slice(0, QUERY_OUTPUT_LIMITS.groups).map((g) => ({ key: [...g.key], count: g.count })), groups_total: groups.length };
+}
+
+function checkFields(query: Query): void {
+  const entity = entityOf(ARGOCD_DOMAIN, query.entity);
+  const used = [
+    ...conditionsOf(query.where).map((c) => c.field),
+    ...(query.what.kind === 'breakdown' ? query.what.by : query.what.kind === 'top' ? [query.what.by] : query.what.kind === 'fields' ? query.what.fields : []),
+    ...(query.what.kind === 'compare' ? query.what.groups.flatMap((g) => conditionsOf(g).map((c) => c.field)) : []),
+    ...(query.sort === undefined ? [] : [query.sort.field]),
+  ];
+  for (const f of used) {
+    const decl = fieldOf(entity, f);
+    if (decl === undefined) throw new FlotillaError('invalid_argument', `${entity.plural} have no field "${f}"`, { remedy: `Fields of ${entity.plural}: ${entity.fields.filter((x) => x.exec !== 'not_read').map((x) => x.name).join(', ')}.` });
+    if (decl.exec === 'not_read') throw new FlotillaError('invalid_argument', `The ${decl.label} of ${entity.plural} are held by Argo CD but not read by this tool`, { remedy: 'Leave that field out, or look it up in the Argo CD UI.' });
+  }
+}
+
+async function runApplications(query: Query, client: ArgoCdClient, directory: ClusterDirectory, signal: AbortSignal): Promise<JsonObject> {
+  const clusters = await directory.names(signal);
+  const acc = applicationAccessors(clusters);
+  const notes: string[] = [];
+  if (clusters.degraded !== undefined) notes.push(`Cluster names: ${clusters.degraded}.`);
+  const whereFields = new Set(conditionsOf(query.where).map((c) => c.field));
+  const named = conjuncts(query.where).find((w): w is Extract<Where, { op: 'eq' }> => w.op === 'eq' && w.field === 'name');
+  const needsOne = [...whereFields].some((f) => ONE_APPLICATION_ONLY.has(f)) || (query.what.kind === 'fields' && query.what.fields.some((f) => ONE_APPLICATION_ONLY.has(f) || f === 'health_message' || f === 'external_urls' || f === 'image'));
+  if (named !== undefined && (needsOne || query.what.kind === 'fields')) {
+    // One named application: read it whole (history, conditions and messages are only there).
+    // A name Argo CD does not know is a not_found tool error, as get_application answers it.
+    const app = await client.getApplication(String(named.value), signal);
+    const run = new QueryRun(query, acc, { cluster: (a) => clusters.nameOf(a.spec?.destination) });
+    run.add(app);
+    return outcomeOf(query, run, acc, notes);
+  }
+  const listOnly = [...whereFields].filter((f) => ONE_APPLICATION_ONLY.has(f));
+  if (listOnly.length > 0 || (query.what.kind !== 'fields' && query.what.kind !== 'list' && [query.what.kind === 'breakdown' ? query.what.by : query.what.kind === 'top' ? [query.what.by] : []].flat().some((f) => ONE_APPLICATION_ONLY.has(f)))) {
+    const names = [...new Set([...listOnly, ...(query.what.kind === 'breakdown' ? query.what.by : query.what.kind === 'top' ? [query.what.by] : [])].filter((f) => ONE_APPLICATION_ONLY.has(f)))];
+    throw new FlotillaError('invalid_argument', `Argo CD's application list does not carry ${names.join(', ')}: it can be read for one named application only`, {
+      remedy: 'Ask about one application by name (e.g. its history), or leave that field out of a list.',
+    });
+  }
+  const apps = await client.listApplications(pushdown(query.where), signal);
+  const run = new QueryRun(query, acc, { cluster: (a) => clusters.nameOf(a.spec?.destination) });
+  for (const app of apps) run.add(app);
+  return outcomeOf(query, run, acc, notes);
+}
+
+function outcomeOf<T extends Application | Cluster>(query: Query, run: QueryRun<T>, acc: Accessors<T>, notes: string[]): JsonObject {
+  const out = run.result();
+  const base = { entity: query.entity, kind: out.kind, total: out.total };
+  const withNotes = (o: JsonObject): JsonObject => (notes.length === 0 ? o : { ...o, notes });
+  switch (out.kind) {
+    case 'count':
+      return withNotes(base);
+    case 'compare':
+      return withNotes({ ...base, counts: [...out.counts] });
+    case 'breakdown':
+      if (out.groupsCapped) notes.push('More groups than the tool holds: the rest are counted under "(other)".');
+      return withNotes({ ...base, by: [...out.by], ...groupsOut(out.groups) });
+    case 'top':
+      if (out.order === 'least') notes.push('Only groups with at least one match are ranked: a value with none is not listed.');
+      return withNotes({ ...base, by: [out.by], order: out.order, groups: out.groups.map((g) => ({ key: [...g.key], count: g.count })), groups_total: out.groupCount });
+    case 'list': {
+      const rows = out.items.map((item) => (query.entity === 'clusters' ? clusterRow(item as Cluster) : applicationRow(item as Application, String((acc.cluster?.(item) as string[] | undefined)?.[0] ?? ''))));
+      const end = out.offset + rows.length;
+      return withNotes({ ...base, offset: out.offset, returned: rows.length, has_more: end < out.total, next_offset: end < out.total ? end : null, items: rows });
+    }
+    case 'fields': {
+      const fields = query.what.kind === 'fields' ? query.what.fields : [];
+      const items = out.items.slice(0, QUERY_OUTPUT_LIMITS.objects).map((item) => (query.entity === 'clusters' ? projectCluster(item as Cluster, fields) : projectApplication(item as Application, fields, acc as Accessors<Application>)));
+      return withNotes({ ...base, items });
+    }
+  }
+}
+
+function projectCluster(cluster: Cluster, fields: readonly string[]): JsonObject {
+  const out: JsonObject = { name: cluster.name ?? cluster.server ?? '' };
+  for (const f of fields) {
+    const v = CLUSTER_ACCESSORS[f]?.(cluster);
+    out[f] = v === undefined || v === null ? null : typeof v === 'string' ? (cut(v) ?? '') : (v as JsonValue);
+  }
+  return out;
+}
+
+export function registerQueryTool(kit: BoundedTools, client: ArgoCdClient, directory: ClusterDirectory): void {
+  kit.register({
+    name: 'query',
+    title: 'Query Argo CD',
+    description:
+      'One typed query over Argo CD applications or clusters: where (and/or/not over eq, in, contains, exists, before/after, less/more on fields), ' +
+      'what (count; list with limit/offset; breakdown by 1-2 fields; top N groups; compare two groups; named fields of one object such as image, ' +
+      'revision, history, conditions). Counts and groups are exact over every matching item. Prefer one query to paging through lists.',
+    input: QueryInput,
+    output: QUERY_OUTPUT,
+    run: async (args, ctx) => {
+      const query = args as Query;
+      checkFields(query);
+      const data =
+        query.entity === 'clusters'
+          ? await (async () => {
+              const run = new QueryRun(query, CLUSTER_ACCESSORS);
+              for (const c of await client.listClusters(ctx.signal)) run.add(c);
+              return outcomeOf(query, run, CLUSTER_ACCESSORS, []);
+            })()
+          : await runApplications(query, client, directory, ctx.signal);
+      return { kind: 'object', data, overflowHint: 'Too large for the budget: ask for fewer fields, a smaller limit, or a count or breakdown instead of a list.' };
+    },
+  });
+}
+
+/** Values one field takes over the whole estate: what the agent's lexicon reads names from. At most `maxValues`. */
+export const LIST_VALUES_LIMITS = { maxValues: 5_000 } as const;
+
+const ListValuesFilters = z.strictObject({
+  entity: z.enum(ARGOCD_QUERY_ENTITIES, { message: `entity must be one of ${ARGOCD_QUERY_ENTITIES.join(', ')}` }).describe('applications or clusters.'),
+  field: z.enum(FIELD_NAMES, { message: `field must be one of ${FIELD_NAMES.join(', ')}` }).describe('A field of that entity whose values are names (cluster, project, namespace, team...).'),
+});
+
+export function registerValuesTool(kit: BoundedTools, client: ArgoCdClient, directory: ClusterDirectory): void {
+  kit.registerList({
+    name: 'list_values',
+    title: 'List the values of an Argo CD field',
+    description: 'The distinct values one field takes (e.g. every cluster, project, namespace or team of the applications), one page at a time.',
+    itemKind: 'values',
+    snapshot: true,
+    filters: ListValuesFilters,
+    load: async (filters, ctx) => {
+      const entity = entityOf(ARGOCD_DOMAIN, filters.entity);
+      if (fieldOf(entity, filters.field) === undefined) throw new FlotillaError('invalid_argument', `${entity.plural} have no field "${filters.field}"`, { remedy: `Fields of ${entity.plural}: ${entity.fields.map((f) => f.name).join(', ')}.` });
+      const seen = new Set<string>();
+      const take = (v: unknown): void => {
+        for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string' && x !== '' && seen.size < LIST_VALUES_LIMITS.maxValues) seen.add(x);
+      };
+      if (filters.entity === 'clusters') {
+        const get = CLUSTER_ACCESSORS[filters.field];
+        for (const c of await client.listClusters(ctx.signal)) take(get?.(c));
+      } else {
+        const acc = applicationAccessors(await directory.names(ctx.signal));
+        const get = acc[filters.field];
+        for (const a of await client.listApplications({}, ctx.signal)) take(get?.(a));
+      }
+      return [...seen].sort();
+    },
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * Typo correction against a lexicon: the nearest known word within a small edit distance, and only when it is the
+ * only one that near. An index of deletions (the symmetric-delete method) finds candidates without scanning the
+ * lexicon, so a correction costs microseconds at any lexicon size the agent holds.
+ */
+
+/** Optimal string alignment distance (a swap of two neighbours is one edit), stopping past `max` (returns max + 1). */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  if (a === b) return 0;
+  let prev2: number[] = [];
+  let prev: number[] = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j += 1) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (prev2[j - 2] ?? 0) + 1);
+      row.push(d);
+      if (d < best) best = d;
+    }
+    if (best > max) return max + 1;
+    prev2 = prev;
+    prev = row;
+  }
+  return prev[b.length] ?? max + 1;
+}
+
+/** Edits allowed for a word of this many characters: none under 4, one up to 7, two from 8. */
+export function allowedEdits(length: number): number {
+  if (length < 4) return 0;
+  return length >= 8 ? 2 : 1;
+}
+
+/** Bounds of the index: the words it holds and the longest word it corrects. */
+export const FUZZY_LIMITS = { maxWords: 5_000, maxWordChars: 32 } as const;
+
+function deletes(word: string, depth: number, out: Set<string>): void {
+  if (depth === 0) return;
+  for (let i = 0; i < word.length; i += 1) {
+    const d = word.slice(0, i) + word.slice(i + 1);
+    if (!out.has(d)) {
+      out.add(d);
+      deletes(d, depth - 1, out);
+    }
+  }
+}
+
+export interface Correction {
+  readonly word: string;
+  readonly distance: number;
+}
+
+export class FuzzyIndex {
+  readonly #byDelete = new Map<string, string[]>();
+  readonly #words = new Set<string>();
+
+  add(word: string): void {
+    if (this.#words.has(word) || this.#words.size >= FUZZY_LIMITS.maxWords || word.length > FUZZY_LIMITS.maxWordChars || word.length < 4) return;
+    this.#words.add(word);
+    // The index holds single deletions only; a lookup deletes up to two from the word asked: cheap to build, and it
+    // still finds a swap, a substitution, a letter missing or one too many, and two letters too many.
+    const keys = new Set<string>([word]);
+    deletes(word, 1, keys);
+    for (const k of keys) {
+      const list = this.#byDelete.get(k);
+      if (list === undefined) this.#byDelete.set(k, [word]);
+      else list.push(word);
+    }
+  }
+
+  get size(): number {
+    return this.#words.size;
+  }
+
+  has(word: string): boolean {
+    return this.#words.has(word);
+  }
+
+  /**
+   * The one known word nearest to `word` within its allowed edits, or undefined when none is or several are. A
+   * four-letter word is corrected only by a swap of two letters ("prdo"): one other edit reaches too many words.
+   */
+  correct(word: string): Correction | undefined {
+    const max = allowedEdits(word.length);
+    if (max === 0 || word.length > FUZZY_LIMITS.maxWordChars || this.#words.has(word)) return undefined;
+    const keys = new Set<string>([word]);
+    deletes(word, max, keys);
+    let best: string | undefined;
+    let bestDistance = max + 1;
+    let tie = false;
+    const seen = new Set<string>();
+    for (const k of keys) {
+      for (const candidate of this.#byDelete.get(k) ?? []) {
+        if (seen.has(candidate)) continue;
+        seen.add(candidate);
+        const limit = Math.min(max, allowedEdits(candidate.length));
+        if (word.length === 4 && (candidate.length !== 4 || [...candidate].sort().join('') !== [...word].sort().join(''))) continue;
+        const d = editDistance(word, candidate, limit);
+        if (d > limit) continue;
+        if (d < bestDistance) {
+          best = candidate;
+          bestDistance = d;
+          tie = false;
+        } else if (d === bestDistance && candidate !== best) tie = true;
+      }
+    }
+    return best === undefined || tie ? undefined : { word: best, distance: bestDistance };
+  }
+}

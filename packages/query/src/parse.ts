@@ -1,0 +1,649 @@
+import { entityOf, fieldOf, type DomainDecl, type EntityDecl, type FieldDecl } from './domain.js';
+import { Lexicon, type GrammarWord, type LiveValues, type Sense } from './lexicon.js';
+import { and, conditionsOf, not, or, QUERY_LIMITS, type Condition, type Query, type What, type Where } from './query.js';
+import { NUMBER_WORDS, timeAt, type TimeWindow } from './time.js';
+
+/**
+ * From a whole sentence to a typed query, compositionally: the sentence is read into items (lexicon phrases, time
+ * windows, numbers, names), then constructions consume them: field and value, negation, OR-lists, breakdowns, top N,
+ * comparisons, projections, time windows, and the marks of an edit of the previous question. Every content word is
+ * consumed by a node of the query, or returned in `unapplied` so the answer can say so.
+ */
+
+/** Longest question read; the rest is cut (and said). */
+export const PARSE_LIMITS = { maxChars: 2_000, maxTokens: 400 } as const;
+
+/** Lower case, plain quotes and dashes, contractions and possessives expanded, whitespace collapsed. */
+export function normaliseQuestion(text: string): string {
+  return text
+    .slice(0, PARSE_LIMITS.maxChars)
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u0060\u00b4]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/[\u2013\u2014]/g, '-')
+    .replace(/\bcan't\b/g, 'can not')
+    .replace(/\bwon't\b/g, 'will not')
+    .replace(/\b([a-z]+)n't\b/g, '$1 not')
+    .replace(/\b(what|who|where|how|that|there|it|which)'s\b/g, '$1 is')
+    .replace(/'re\b/g, ' are')
+    .replace(/'ve\b/g, ' have')
+    .replace(/([a-z0-9])'s?(?=\s|$|[?,.!])/g, '$1')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const TOKEN = /https?:\/\/[^\s"'<>,;]+[^\s"'<>,;.?!)]|git@[\w.-]+:[\w./-]+|[a-z0-9](?:[a-z0-9._:/@=+-]*[a-z0-9/])?|[,&#=:]/g;
+
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  for (const m of normaliseQuestion(text).matchAll(TOKEN)) {
+    if (out.length >= PARSE_LIMITS.maxTokens) break;
+    out.push(m[0]);
+  }
+  return out;
+}
+
+/** A word that looks like an object's name rather than an English word: it carries a digit, a dash, a dot or a slash. */
+export const nameShaped = (word: string): boolean => /[0-9._:/-]/.test(word) && /[a-z]/.test(word);
+
+export interface Correction {
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface EditMarks {
+  /** "those", "them", "of these". */
+  readonly anaphora: boolean;
+  /** "what about …", "how about …", "… instead". */
+  readonly about: boolean;
+  /** "only …", "just …". */
+  readonly only: boolean;
+  /** The question starts with "and" / "then". */
+  readonly leadingAnd: boolean;
+  /** The question names its entity itself. */
+  readonly ownEntity: boolean;
+  /** The question says what it wants (count, list, breakdown…) itself. */
+  readonly ownWhat: boolean;
+}
+
+export interface ActionRequest {
+  readonly verb: string;
+  /** The object named, when one was. */
+  readonly target?: string | undefined;
+}
+
+export interface Parsed {
+  /** `action`: a request to act (read-only agents say so); `query`: a question; `empty`: nothing the domain reads. */
+  readonly kind: 'query' | 'action' | 'empty';
+  readonly query: Query | undefined;
+  readonly action?: ActionRequest | undefined;
+  readonly edit: EditMarks;
+  /** Content words no node of the query consumed, in order. */
+  readonly unapplied: readonly string[];
+  readonly corrections: readonly Correction[];
+  /** What was inferred rather than read ("read analytics as the team"). */
+  readonly inferred: readonly string[];
+  /** Fields asked for that the domain declares but does not read. */
+  readonly notRead: readonly string[];
+  /** The query depends on the time of asking (a window ending now). */
+  readonly clock: boolean;
+  /** The question was cut at PARSE_LIMITS. */
+  readonly cut: boolean;
+}
+
+type ItemKind = 'lex' | 'time' | 'num' | 'name' | 'unknown';
+
+interface Item {
+  readonly kind: ItemKind;
+  readonly text: string;
+  senses: Sense[];
+  /** The senses read before the question's entity and neighbours chose one. */
+  all?: readonly Sense[];
+  readonly window?: TimeWindow;
+  readonly num?: number;
+  readonly corrected?: Correction;
+  used: boolean;
+}
+
+const g = (item: Item | undefined): GrammarWord | undefined => {
+  const s = item?.senses.find((x) => x.k === 'g');
+  return s?.k === 'g' ? s.g : undefined;
+};
+const isG = (item: Item | undefined, ...words: GrammarWord[]): boolean => item !== undefined && item.senses.length > 0 && item.senses.every((s) => s.k === 'g') && words.includes(g(item) as GrammarWord);
+const senseOf = <K extends Sense['k']>(item: Item | undefined, k: K): Extract<Sense, { k: K }> | undefined => item?.senses.find((s): s is Extract<Sense, { k: K }> => s.k === k);
+
+/** Grammar words that carry no meaning of their own between two parts. */
+const LIGHT: readonly GrammarWord[] = ['filler', 'is', 'which', 'list', 'and'];
+
+export interface Parser {
+  readonly lexicon: Lexicon;
+  parse(question: string, now: number): Parsed;
+}
+
+export function createParser(domain: DomainDecl, live?: LiveValues): Parser {
+  const lexicon = new Lexicon(domain, tokenize, live);
+  return { lexicon, parse: (question, now) => parseWith(lexicon, question, now) };
+}
+
+function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): Item[] {
+  const items: Item[] = [];
+  let i = 0;
+  while (i < tokens.length) {
+    const window = timeAt(tokens, i, now);
+    if (window !== undefined) {
+      items.push({ kind: 'time', text: tokens.slice(i, window.end).join(' '), senses: [], window, used: false });
+      i = window.end;
+      continue;
+    }
+    let matched = false;
+    for (let len = Math.min(lexicon.longestPhrase, tokens.length - i); len >= 1; len -= 1) {
+      const key = tokens.slice(i, i + len).join(' ');
+      const entry = lexicon.lookup(key);
+      if (entry === undefined) continue;
+      items.push({ kind: 'lex', text: key, senses: [...entry.senses], used: false });
+      i += len;
+      matched = true;
+      break;
+    }
+    if (matched) continue;
+    const tok = tokens[i] ?? '';
+    i += 1;
+    // "out-of-sync", "non-prod", "auto-synced": a hyphenated word whose parts the lexicon reads.
+    if (tok.includes('-') && !/\d/.test(tok)) {
+      const parts = tok.split('-').filter((p) => p.length > 0);
+      const whole = lexicon.lookup(parts.join(' '));
+      if (whole !== undefined) {
+        items.push({ kind: 'lex', text: tok, senses: [...whole.senses], used: false });
+        continue;
+      }
+      const each = parts.map((p) => lexicon.lookup(p));
+      if (parts.length > 1 && each.every((e) => e !== undefined)) {
+        for (const [k, e] of each.entries()) items.push({ kind: 'lex', text: parts[k] ?? '', senses: [...(e?.senses ?? [])], used: false });
+        continue;
+      }
+    }
+    if (/^\d{1,6}$/.test(tok)) {
+      items.push({ kind: 'num', text: tok, senses: [], num: Number(tok), used: false });
+      continue;
+    }
+    const wordNumber = NUMBER_WORDS[tok];
+    if (wordNumber !== undefined && tok.length > 2) {
+      items.push({ kind: 'num', text: tok, senses: [], num: wordNumber, used: false });
+      continue;
+    }
+    const fix = lexicon.fuzzy.correct(tok);
+    const fixed = fix === undefined ? undefined : lexicon.lookup(fix.word);
+    if (fix !== undefined && fixed !== undefined) {
+      items.push({ kind: 'lex', text: tok, senses: [...fixed.senses], corrected: { from: tok, to: fix.word }, used: false });
+      continue;
+    }
+    items.push({ kind: nameShaped(tok) ? 'name' : 'unknown', text: tok, senses: [], used: false });
+  }
+  return items;
+}
+
+/** The entity a question is about: the one it names, else the one its fields and values belong to. */
+function chooseEntity(domain: DomainDecl, items: readonly Item[]): { entity: EntityDecl; own: boolean } {
+  const named = items.filter((it) => it.senses.some((s) => s.k === 'entity'));
+  const votes = new Map<string, number>();
+  for (const it of items) {
+    for (const s of it.senses) if (s.k === 'field' || s.k === 'value' || s.k === 'phrase' || s.k === 'timeverb') votes.set(s.entity, (votes.get(s.entity) ?? 0) + 1);
+  }
+  // A noun that is also a field of another entity ("clusters" in "which clusters have degraded apps").
+  const plain = named.filter((it) => !it.senses.some((s) => s.k === 'field'));
+  const first = senseOf(plain[0], 'entity');
+  if (first !== undefined) return { entity: entityOf(domain, first.entity), own: true };
+  const ambivalent = senseOf(named[0], 'entity');
+  if (ambivalent !== undefined) {
+    const owner = senseOf(named[0], 'field')?.entity;
+    const others = items.filter((it) => it !== named[0] && it.senses.some((s) => (s.k === 'value' || s.k === 'phrase' || s.k === 'field' || s.k === 'timeverb') && s.entity === owner));
+    // "which clusters have degraded apps": the owner's own noun is there, or only the owner reads the other words.
+    const ownerNamed = items.some((it) => it !== named[0] && it.senses.some((s) => s.k === 'entity' && s.entity === owner));
+    const ownVotes = votes.get(ambivalent.entity) ?? 0;
+    const ownerVotes = (votes.get(owner ?? '') ?? 0) - 1;
+    if (owner !== undefined && others.length > 0 && (ownerNamed || ownerVotes > ownVotes)) return { entity: entityOf(domain, owner), own: false };
+    return { entity: entityOf(domain, ambivalent.entity), own: true };
+  }
+  let best = domain.defaultEntity;
+  let most = 0;
+  for (const [e, n] of votes) {
+    if (n > most || (n === most && e === domain.defaultEntity)) {
+      best = e;
+      most = n;
+    }
+  }
+  return { entity: entityOf(domain, best), own: false };
+}
+
+export function parseWith(lexicon: Lexicon, question: string, now: number): Parsed {
+  const domain = lexicon.domain;
+  const tokens = tokenize(question);
+  const cut = question.length > PARSE_LIMITS.maxChars || tokens.length >= PARSE_LIMITS.maxTokens;
+  const items = readItems(lexicon, tokens, now);
+  const corrections: Correction[] = [];
+  const inferred: string[] = [];
+  const notRead: string[] = [];
+  const base = { corrections, inferred, notRead, cut };
+
+  // ---- Actions: a read-only agent says it did not act. ----
+  const content = items.filter((it) => !isG(it, 'filler', 'and'));
+  const verb = content.slice(0, 2).map((it) => senseOf(it, 'action')).find((s) => s !== undefined);
+  if (verb !== undefined) {
+    const target = items.find((it) => it.kind === 'name' || it.senses.some((s) => s.k === 'value' && fieldOf(entityOf(domain, s.entity), s.field)?.name === entityOf(domain, s.entity).nameField));
+    const targetValue = senseOf(target, 'value')?.value ?? target?.text;
+    return { kind: 'action', query: undefined, action: { verb: verb.verb, target: targetValue }, edit: noEdit, unapplied: [], clock: false, ...base };
+  }
+
+  const { entity, own: ownEntity } = chooseEntity(domain, items);
+  const field = (name: string): FieldDecl | undefined => fieldOf(entity, name);
+  // Keep the senses of the chosen entity (and the grammar's).
+  for (const it of items) {
+    const kept = it.senses.filter((s) => s.k === 'g' || s.k === 'action' || ('entity' in s && s.entity === entity.name));
+    // A word whose every sense belongs to another entity stays unread here.
+    it.senses = kept;
+  }
+  for (const it of items) if (it.senses.some((s) => s.k === 'entity') && it.senses.some((s) => s.k === 'field')) it.senses = it.senses.filter((s) => s.k !== 'entity');
+
+  for (const it of items) it.all = it.senses;
+  // ---- Resolve words that are values of several fields by their neighbours, else by rank. ----
+  const idx = (it: Item): number => items.indexOf(it);
+  const near = (i: number, dir: 1 | -1): Item | undefined => {
+    for (let k = i + dir; k >= 0 && k < items.length; k += dir) {
+      const it = items[k];
+      if (it === undefined) return undefined;
+      if (isG(it, 'filler', 'is', 'named')) continue;
+      return it;
+    }
+    return undefined;
+  };
+  for (const it of items) {
+    const values = it.senses.filter((s): s is Extract<Sense, { k: 'value' }> => s.k === 'value');
+    if (values.length < 2) continue;
+    const i = idx(it);
+    const neighbour = [near(i, -1), near(i, 1)].map((n) => senseOf(n, 'field')?.field);
+    const byNeighbour = values.find((v) => neighbour.includes(v.field));
+    const ranked = [...values].sort((a, b) => (field(b.field)?.rank ?? 0) - (field(a.field)?.rank ?? 0));
+    const chosen = byNeighbour ?? ranked[0];
+    if (chosen === undefined) continue;
+    if (byNeighbour === undefined && (field(ranked[0]?.field ?? '')?.rank ?? 0) === (field(ranked[1]?.field ?? '')?.rank ?? 0)) {
+      inferred.push(`read "${it.text}" as the ${field(chosen.field)?.label ?? chosen.field}`);
+    }
+    it.senses = [...it.senses.filter((s) => s.k !== 'value'), chosen];
+  }
+  for (const it of items) if (it.corrected !== undefined && it.senses.length > 0) corrections.push(it.corrected);
+
+  // ---- Atoms: conditions in sentence order, with what joins them. ----
+  type Atom = { where: Where; field: string | undefined; at: number; negated: boolean };
+  const atoms: Atom[] = [];
+  const clockUsed = { value: false };
+  const condOf = (it: Item): { where: Where; field: string | undefined } | undefined => {
+    const v = senseOf(it, 'value');
+    if (v !== undefined) return { where: valueCondition(field(v.field), v.value), field: v.field };
+    const p = senseOf(it, 'phrase');
+    if (p !== undefined) return { where: p.where, field: undefined };
+    // A word of a field's shape (a URL, k=v); else a name-shaped word nothing else read is an object's name.
+    const shaped = it.kind === 'name' || it.kind === 'unknown' ? entity.fields.find((f) => f.pattern?.test(it.text) === true) : undefined;
+    if (shaped !== undefined) return { where: { op: 'eq', field: shaped.name, value: it.text }, field: shaped.name };
+    if (it.kind === 'name') {
+      inferred.push(`read "${it.text}" as ${entity.singular === '' ? 'a' : `the ${entity.singular}`} name`);
+      return { where: { op: 'eq', field: entity.nameField, value: it.text }, field: entity.nameField };
+    }
+    return undefined;
+  };
+
+  // Field then value ("project fraud-prod", "health is not degraded", "cluster named x"), and value then field.
+  for (let i = 0; i < items.length; i += 1) {
+    const it = items[i];
+    const f = senseOf(it, 'field');
+    if (it === undefined || f === undefined || it.used) continue;
+    const decl = field(f.field);
+    if (decl === undefined) continue;
+    let k = i + 1;
+    let negated = false;
+    let likeOp = false;
+    while (k < items.length && (isG(items[k], 'filler', 'is', 'named', 'not', 'like') || (items[k]?.kind === 'lex' && isG(items[k], 'which')))) {
+      if (isG(items[k], 'not')) negated = !negated;
+      if (isG(items[k], 'like')) likeOp = true;
+      k += 1;
+    }
+    const next = items[k];
+    if (next === undefined || next.used) continue;
+    const v = senseOf(next, 'value');
+    let cond: Where | undefined;
+    if (v !== undefined && v.field === f.field) cond = valueCondition(decl, v.value);
+    else if (
+      (next.kind === 'name' || next.kind === 'unknown') &&
+      (decl.type === 'name' || ((decl.type === 'text' || decl.multi === true) && (likeOp || isG(items[k - 1], 'is'))))
+    ) {
+      const text = next.text;
+      cond = likeOp || decl.type === 'text' ? { op: 'contains', field: decl.name, value: text } : { op: 'eq', field: decl.name, value: text };
+    }
+    if (cond === undefined) continue;
+    for (let m = i; m <= k; m += 1) {
+      const x = items[m];
+      if (x !== undefined) x.used = true;
+    }
+    // "namespace payments or checkout": an OR-list after one field word is all that field's.
+    const extra: Where[] = [];
+    while (isG(items[k + 1], 'or', 'and') && items[k + 2] !== undefined && !(items[k + 2] as Item).used) {
+      const more = items[k + 2] as Item;
+      const mv = (more.all ?? more.senses).find((x): x is Extract<Sense, { k: 'value' }> => x.k === 'value' && x.field === f.field);
+      const free = (more.kind === 'name' || more.kind === 'unknown') && decl.type === 'name';
+      if (mv === undefined && !free) break;
+      extra.push(mv !== undefined ? valueCondition(decl, mv.value) : { op: 'eq', field: decl.name, value: more.text });
+      (items[k + 1] as Item).used = true;
+      more.used = true;
+      k += 2;
+    }
+    if (extra.length > 0) cond = collapseIn(or(cond, ...extra));
+    // "owned by team payments": two words for one field.
+    const before = items[i - 1];
+    if (before !== undefined && !before.used && senseOf(before, 'field')?.field === f.field) before.used = true;
+    atoms.push({ where: negated ? not(cond) : cond, field: decl.name, at: i, negated: false });
+  }
+  for (let i = 0; i < items.length; i += 1) {
+    const it = items[i];
+    if (it === undefined || it.used) continue;
+    const v = senseOf(it, 'value');
+    const after = items[i + 1];
+    const f = senseOf(after, 'field');
+    if (v !== undefined && f !== undefined && f.field === v.field && after !== undefined && !after.used) after.used = true;
+  }
+
+  // "named x", "called x", "containing x", "like x": the entity's name.
+  for (let i = 0; i < items.length; i += 1) {
+    const it = items[i];
+    if (it === undefined || it.used || !isG(it, 'named', 'like')) continue;
+    const next = items[i + 1];
+    if (next === undefined || next.used || (next.kind !== 'name' && next.kind !== 'unknown' && next.kind !== 'lex')) continue;
+    if (next.kind === 'lex' && next.senses.every((s) => s.k === 'g')) continue;
+    const text = senseOf(next, 'value')?.value ?? next.text;
+    it.used = true;
+    next.used = true;
+    atoms.push({ where: isG(it, 'like') ? { op: 'contains', field: entity.nameField, value: text } : { op: 'eq', field: entity.nameField, value: text }, field: entity.nameField, at: i, negated: false });
+  }
+
+  // Time windows on a field named by its verb ("synced in the last hour", "created since monday").
+  for (let i = 0; i < items.length; i += 1) {
+    const it = items[i];
+    if (it?.kind !== 'time' || it.window === undefined) continue;
+    const verbs = [near(i, -1), near(i, 1), near(i - 1, -1)].filter((n): n is Item => n !== undefined && senseOf(n, 'timeverb') !== undefined);
+    const verbItem = verbs[0];
+    const tv = senseOf(verbItem, 'timeverb');
+    if (verbItem === undefined || tv === undefined) continue;
+    const parts: Where[] = [];
+    if (it.window.after !== undefined) parts.push({ op: 'after', field: tv.field, at: new Date(it.window.after).toISOString() });
+    if (it.window.before !== undefined) parts.push({ op: 'before', field: tv.field, at: new Date(it.window.before).toISOString() });
+    const cond = and(...parts);
+    if (cond === undefined) continue;
+    it.used = true;
+    verbItem.used = true;
+    clockUsed.value = true;
+    atoms.push({ where: cond, field: tv.field, at: i, negated: false });
+  }
+
+  // ---- What: breakdown, top N, comparison, projection, count, list. ----
+  let what: What | undefined;
+  const byFields: string[] = [];
+  const groupable = (it: Item | undefined): string | undefined => {
+    const f = senseOf(it, 'field');
+    return f !== undefined && field(f.field)?.groupable === true ? f.field : undefined;
+  };
+  for (let i = 0; i < items.length; i += 1) {
+    if (!isG(items[i], 'by')) continue;
+    let k = i + 1;
+    const found: number[] = [];
+    while (k < items.length) {
+      const it = items[k];
+      if (isG(it, 'filler')) {
+        k += 1;
+        continue;
+      }
+      const gf = groupable(it);
+      if (gf !== undefined && it !== undefined && !it.used) {
+        found.push(k);
+        k += 1;
+        if (isG(items[k], 'and', 'or') && groupable(items[k + 1]) !== undefined) k += 1;
+        continue;
+      }
+      break;
+    }
+    if (found.length === 0) continue;
+    const byItem = items[i];
+    if (byItem !== undefined) byItem.used = true;
+    for (const f of found) {
+      const it = items[f];
+      if (it === undefined) continue;
+      it.used = true;
+      const gf = groupable(it);
+      if (gf !== undefined && !byFields.includes(gf)) byFields.push(gf);
+    }
+    for (let m = i; m < k; m += 1) {
+      const x = items[m];
+      if (x !== undefined && isG(x, 'and', 'or', 'filler')) x.used = true;
+    }
+  }
+  // "health breakdown per cluster", "breakdown of health": the field next to "breakdown".
+  const breakdownAt = items.findIndex((it) => isG(it, 'breakdown'));
+  if (breakdownAt >= 0) {
+    const before = [near(breakdownAt, -1), near(near(breakdownAt, -1) === undefined ? -1 : idx(near(breakdownAt, -1) as Item), -1)];
+    const after = near(breakdownAt, 1);
+    const own: string[] = [];
+    for (const it of [...before.reverse(), after]) {
+      const gf = groupable(it);
+      if (gf !== undefined && it !== undefined && !it.used && !byFields.includes(gf)) {
+        it.used = true;
+        own.push(gf);
+      }
+    }
+    const bd = items[breakdownAt];
+    if (own.length > 0 || byFields.length > 0) {
+      if (bd !== undefined) bd.used = true;
+      byFields.push(...own);
+    }
+  }
+
+  // Top N / most / least: "which cluster has the most degraded apps", "top 5 projects by app count".
+  const topAt = items.findIndex((it) => isG(it, 'most', 'least'));
+  if (topAt >= 0) {
+    const topItem = items[topAt];
+    const order = isG(topItem, 'least') ? 'least' : 'most';
+    let n: number | undefined;
+    const numItem = [items[topAt + 1], items[topAt - 1]].find((x) => x?.kind === 'num' && !x.used);
+    if (numItem?.num !== undefined && numItem.num >= 1 && numItem.num <= QUERY_LIMITS.maxLimit) {
+      n = numItem.num;
+      numItem.used = true;
+    }
+    const candidates = byFields.length === 1 ? [] : items.map((it, k) => ({ it, k, f: groupable(it) })).filter((c) => c.f !== undefined && !c.it.used);
+    const group = byFields.length === 1 ? byFields[0] : candidates.sort((a, b) => Math.abs(a.k - topAt) - Math.abs(b.k - topAt))[0]?.f;
+    if (group !== undefined) {
+      if (byFields.length !== 1) {
+        const c = candidates.find((x) => x.f === group);
+        if (c !== undefined) c.it.used = true;
+      } else byFields.length = 0;
+      if (topItem !== undefined) topItem.used = true;
+      // "by app count", "by number of apps": what is ranked is the count itself.
+      for (const it of items) if (!it.used && (isG(it, 'count') || isG(it, 'by'))) it.used = true;
+      what = { kind: 'top', by: group, n: n ?? (isPlural(items, group, field(group)) ? 5 : 1), order };
+    }
+  }
+  if (what === undefined && byFields.length > 0) what = { kind: 'breakdown', by: byFields.slice(0, QUERY_LIMITS.maxBreakdown) };
+
+  // ---- Negation, OR-lists and the rest of the bare values: the where. ----
+  const pending: { where: Where; field: string | undefined; at: number }[] = atoms.map((a) => ({ where: a.where, field: a.field, at: a.at }));
+  for (let i = 0; i < items.length; i += 1) {
+    const it = items[i];
+    if (it === undefined || it.used) continue;
+    const c = condOf(it);
+    if (c === undefined) continue;
+    it.used = true;
+    pending.push({ ...c, at: i });
+  }
+  pending.sort((a, b) => a.at - b.at);
+  // Comparisons: "more degraded apps in prod-eu-1 or prod-us-1", "compare prod-eu-1 and prod-us-1", "a vs b".
+  const compareAt = items.findIndex((it) => isG(it, 'more', 'fewer', 'compare', 'than'));
+  if (what === undefined && compareAt >= 0) {
+    const candidates = pending.filter((a) => a.field !== undefined);
+    for (let x = 0; x < candidates.length && what === undefined; x += 1) {
+      for (let y = x + 1; y < candidates.length; y += 1) {
+        const a = candidates[x];
+        const b = candidates[y];
+        if (a === undefined || b === undefined || a.field !== b.field) continue;
+        const between = items.slice(a.at + 1, b.at);
+        if (!between.some((it) => isG(it, 'or', 'and', 'than', 'compare')) && b.at !== a.at + 1) continue;
+        what = { kind: 'compare', groups: [a.where, b.where] };
+        pending.splice(pending.indexOf(b), 1);
+        pending.splice(pending.indexOf(a), 1);
+        for (const it of items) if (isG(it, 'more', 'fewer', 'compare', 'than')) it.used = true;
+        for (const it of between) if (isG(it, 'or', 'and')) it.used = true;
+        break;
+      }
+    }
+  }
+
+  // A "not" before a condition (fillers between) negates it, and the OR-list it opens.
+  const negatedAt = new Set<number>();
+  for (let i = 0; i < items.length; i += 1) {
+    const it = items[i];
+    if (!isG(it, 'not') || it?.used === true) continue;
+    let k = i + 1;
+    while (k < items.length && isG(items[k], 'filler', 'is', 'which', 'and')) k += 1;
+    const target = pending.find((p) => p.at === k) ?? pending.find((p) => p.at > i && p.at <= k + 1);
+    if (target === undefined || it === undefined) continue;
+    it.used = true;
+    negatedAt.add(target.at);
+  }
+  const groups: { where: Where; field: string | undefined; negated: boolean }[] = [];
+  for (const [k, p] of pending.entries()) {
+    const prev = pending[k - 1];
+    const between = prev === undefined ? [] : items.slice(prev.at + 1, p.at);
+    const joinedByOr = between.some((it) => isG(it, 'or') && !it.used);
+    const lightOnly = between.every((it) => it.used || LIGHT.includes(g(it) as GrammarWord) || isG(it, 'or', 'not'));
+    const last = groups[groups.length - 1];
+    const sameField = last !== undefined && p.field !== undefined && last.field === p.field && field(p.field)?.multi !== true;
+    if (last !== undefined && lightOnly && (joinedByOr || (sameField && !negatedAt.has(p.at)))) {
+      last.where = or(last.where, p.where);
+      if (p.field !== last.field) last.field = undefined;
+      for (const it of between) if (isG(it, 'or', 'and')) it.used = true;
+      continue;
+    }
+    groups.push({ where: p.where, field: p.field, negated: negatedAt.has(p.at) });
+  }
+  // "with conditions", "that have a team", "without a repo": a field that exists (or does not).
+  for (let i = 0; i < items.length; i += 1) {
+    const it = items[i];
+    const f = senseOf(it, 'field');
+    if (it === undefined || it.used || f === undefined || field(f.field)?.exec === 'not_read') continue;
+    let k = i - 1;
+    let negated = false;
+    let found = false;
+    while (k >= 0) {
+      const t = items[k]?.text ?? '';
+      if (t === 'with' || t === 'have' || t === 'has' || t === 'having') found = true;
+      else if (isG(items[k], 'not')) negated = !negated;
+      else if (!isG(items[k], 'filler')) break;
+      if (t === 'with' || t === 'have' || t === 'has' || t === 'having' || isG(items[k], 'not')) {
+        const x = items[k];
+        if (x !== undefined) x.used = true;
+      }
+      k -= 1;
+    }
+    if (!found && !negated) continue;
+    it.used = true;
+    const cond: Where = { op: 'exists', field: f.field };
+    groups.push({ where: negated ? not(cond) : cond, field: f.field, negated: false });
+  }
+  let where = and(...groups.map((grp) => (grp.negated ? not(collapseIn(grp.where)) : collapseIn(grp.where))));
+
+  // "is payments-api-prod healthy?", "is the perf-eu-1 cluster ok?": the fields asked about, of that one object.
+  const yesNo = ['is', 'are', 'does', 'do', 'has', 'did'].includes(tokens[0] ?? '');
+  if (yesNo && where !== undefined && where.op === 'and' && what === undefined) {
+    const nameParts = where.of.filter((w) => w.op === 'eq' && w.field === entity.nameField);
+    const asked = where.of.filter((w) => !nameParts.includes(w));
+    const fieldsAsked = [...new Set(asked.flatMap((w) => conditionsOf(w).map((c) => c.field)))];
+    if (nameParts.length === 1 && fieldsAsked.length > 0 && fieldsAsked.every((f) => field(f)?.projection === true)) {
+      what = { kind: 'fields', fields: fieldsAsked.slice(0, QUERY_LIMITS.maxFields) };
+      where = nameParts[0];
+    }
+  }
+
+  // Projection: named fields of one object ("what image is payments-api-prod running?", "sync history of x").
+  const namesOne = where !== undefined && isOneName(where, entity.nameField);
+  const projected: string[] = [];
+  for (const it of items) {
+    const f = senseOf(it, 'field');
+    if (it.used || f === undefined) continue;
+    const decl = field(f.field);
+    if (decl?.exec === 'not_read') {
+      it.used = true;
+      notRead.push(decl.label);
+      continue;
+    }
+    if (namesOne && decl?.projection === true && !projected.includes(f.field)) {
+      projected.push(f.field);
+      it.used = true;
+    }
+  }
+  if (what === undefined && projected.length > 0) what = { kind: 'fields', fields: projected.slice(0, QUERY_LIMITS.maxFields) };
+
+  const counted = items.some((it) => isG(it, 'count'));
+  if (what === undefined && counted) what = { kind: 'count' };
+  const explicitWhat = what !== undefined || items.some((it) => isG(it, 'list', 'which'));
+  what ??= { kind: 'list' };
+  for (const it of items) if (isG(it, 'count', 'list', 'which', 'filler', 'is')) it.used = true;
+  for (const it of items) if (it.senses.some((s) => s.k === 'entity')) it.used = true;
+  // A field word with a breakdown or count around it that nothing else read ("health status" in "health status of apps per cluster").
+  // Connectives that joined nothing carry no meaning of their own; "not" and "or" do.
+  for (const it of items) if (!it.used && isG(it, 'and')) it.used = true;
+
+  // ---- Edit marks. ----
+  const anaphora = items.some((it) => isG(it, 'anaphora'));
+  const about = items.some((it) => isG(it, 'about'));
+  const onlyItem = items.find((it) => isG(it, 'only'));
+  const firstToken = tokens[0];
+  for (const it of items) if (isG(it, 'anaphora', 'about', 'only')) it.used = true;
+  const edit: EditMarks = {
+    anaphora,
+    about,
+    only: onlyItem !== undefined,
+    leadingAnd: firstToken === 'and' || firstToken === 'then' || firstToken === 'also' || firstToken === 'now',
+    ownEntity,
+    ownWhat: explicitWhat,
+  };
+
+  const unapplied = items.filter((it) => !it.used && it.kind !== 'time').map((it) => it.text);
+  for (const it of items) if (it.kind === 'time' && !it.used) unapplied.push(it.text);
+  const query: Query = { entity: entity.name, ...(where === undefined ? {} : { where }), what };
+  const anyMeaning = items.some((it) => it.used && !isG(it, 'filler', 'is', 'and'));
+  return { kind: anyMeaning ? 'query' : 'empty', query, edit, unapplied: [...new Set(unapplied)], clock: clockUsed.value, ...base };
+}
+
+const noEdit: EditMarks = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: false, ownWhat: false };
+
+/** "which clusters have the most…" asks for a ranking; "which cluster has the most…" for one. */
+function isPlural(items: readonly Item[], group: string, decl: FieldDecl | undefined): boolean {
+  const it = items.find((x) => senseOf(x, 'field')?.field === group);
+  return it !== undefined && decl !== undefined && /s$/.test(it.text) && !/ss$/.test(it.text);
+}
+
+function valueCondition(decl: FieldDecl | undefined, value: string): Condition {
+  const name = decl?.name ?? 'name';
+  if (decl?.type === 'bool') return { op: 'eq', field: name, value: value === 'true' };
+  return { op: 'eq', field: name, value };
+}
+
+/** An OR of equalities on one field as `in`. */
+function collapseIn(where: Where): Where {
+  if (where.op !== 'or') return where;
+  const eqs = where.of.filter((w): w is Extract<Condition, { op: 'eq' }> => w.op === 'eq');
+  const fieldName = eqs[0]?.field;
+  if (eqs.length !== where.of.length || fieldName === undefined || eqs.some((e) => e.field !== fieldName)) return where;
+  const values = [...new Set(eqs.map((e) => e.value))];
+  return values.length === 1 ? { op: 'eq', field: fieldName, value: values[0] as string } : { op: 'in', field: fieldName, values };
+}
+
+function isOneName(where: Where, nameField: string): boolean {
+  if (where.op === 'eq') return where.field === nameField;
+  if (where.op === 'and') return where.of.some((w) => isOneName(w, nameField));
+  return false;
+}
