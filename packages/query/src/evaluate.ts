@@ -29,16 +29,9 @@ const timeOf = (v: Scalar): number => (typeof v === 'number' ? v : typeof v === 
 
 export function matches<T>(where: Where | undefined, item: T, acc: Accessors<T>): boolean {
   if (where === undefined) return true;
-  switch (where.op) {
-    case 'and':
-      return where.of.every((w) => matches(w, item, acc));
-    case 'or':
-      return where.of.some((w) => matches(w, item, acc));
-    case 'not':
-      return !matches(where.of, item, acc);
-    default:
-      break;
-  }
+  if (where.op === 'and') return where.of.every((w) => matches(w, item, acc));
+  if (where.op === 'or') return where.of.some((w) => matches(w, item, acc));
+  if (where.op === 'not') return !matches(where.of, item, acc);
   const get = acc[where.field];
   if (get === undefined) throw new Error(`no accessor for field ${where.field}`);
   const values = valuesOf(get(item));

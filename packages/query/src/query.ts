@@ -124,7 +124,7 @@ export function querySchema(entities: readonly [string, ...string[]], fields: re
       z.strictObject({ op: z.literal('or'), of: z.array(where).min(1).max(QUERY_LIMITS.maxNodes) }),
       z.strictObject({ op: z.literal('not'), of: where }),
     ]),
-  ) as z.ZodType<Where>;
+  );
   const bounded = where.superRefine((w: Where, ctx: z.RefinementCtx) => {
     if (depthOf(w) > QUERY_LIMITS.maxDepth) ctx.addIssue({ code: 'custom', message: `where is nested deeper than ${QUERY_LIMITS.maxDepth} levels` });
     if ([...nodesOf(w)].length > QUERY_LIMITS.maxNodes) ctx.addIssue({ code: 'custom', message: `where has more than ${QUERY_LIMITS.maxNodes} nodes` });

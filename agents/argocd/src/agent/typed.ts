@@ -7,10 +7,11 @@ import {
   fieldOf,
   QUERY_LIMITS,
   type EditMarks,
-  type LiveValues,
   type Parsed,
   type Parser,
+  type EntityDecl,
   type Query,
+  type Where,
 } from '@flotilla/query';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
 
@@ -79,7 +80,7 @@ export function liveParser(callTool: CallTool, clock: () => number = Date.now) {
       }
       (values[entity] ??= {})[field] = out;
     }
-    parser = createParser(ARGOCD_DOMAIN, values as LiveValues);
+    parser = createParser(ARGOCD_DOMAIN, values);
     live = true;
     if (complete) loadedAt = clock();
     else failedAt = clock();
@@ -179,7 +180,7 @@ export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResu
       else if (shown === 1) out.push(`${first.key.join(' / ')} has the ${order}: ${first.count} ${noun(first.count)} (of ${total} matching, over ${groupsTotal} ${label(by[0] ?? '')} values).`);
       else out.push(`The ${shown} ${label(by[0] ?? '')} values with the ${order} (of ${total} matching ${noun(total)}, over ${groupsTotal} values):`);
     } else out.push(`${total} ${noun(total)}, by ${by.map(label).join(' and ')}${groupsTotal > shown ? ` (${groupsTotal} groups, the largest ${shown} shown)` : ''}:`);
-    if (!(kind === 'top' && shown === 1)) out.push(markdownTable(groups.map((g) => Object.fromEntries([...by.map((f, i) => [label(f), g.key[i] ?? '']), [entity.plural, String(g.count)]])), [...by.map(label), entity.plural], cell));
+    if (!(kind === 'top' && shown === 1)) out.push(markdownTable(groups.map((g) => Object.fromEntries<string>([...by.map((f, i): [string, string] => [label(f), g.key[i] ?? '']), [entity.plural, String(g.count)]])), [...by.map(label), entity.plural], cell));
   } else if (kind === 'fields') {
     const items = (Array.isArray(b.items) ? b.items : []) as Record<string, unknown>[];
     const fields = query.what.kind === 'fields' ? query.what.fields : [];
@@ -212,7 +213,7 @@ export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResu
   return { text: [...lead, ...out].join('\n'), options: kind === 'list' && total > 20 ? ['next page'] : [], memory, data };
 }
 
-function describeGroup(entity: ReturnType<typeof entityOf>, where: import('@flotilla/query').Where): string {
+function describeGroup(entity: EntityDecl, where: Where): string {
   if (where.op === 'eq') return String(where.value);
   if (where.op === 'in') return where.values.map(String).join(' or ');
   return describeQuery(entity, { entity: entity.name, where, what: { kind: 'list' } }).replace(/^[a-z]+ whose /, '').replace(/, listed$/, '');

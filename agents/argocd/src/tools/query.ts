@@ -17,7 +17,7 @@ import { applicationRow, clusterRow, connectionOf, healthOf, labelPairs, sources
  */
 
 const FIELD_NAMES = [...new Set(ARGOCD_DOMAIN.entities.flatMap((e) => e.fields.map((f) => f.name)))] as [string, ...string[]];
-export const QueryInput = querySchema(ARGOCD_QUERY_ENTITIES as unknown as [string, ...string[]], FIELD_NAMES);
+export const QueryInput = querySchema(ARGOCD_QUERY_ENTITIES, FIELD_NAMES);
 
 /** Groups, rows and objects a query result carries at most (the token budget may cut further). */
 export const QUERY_OUTPUT_LIMITS = { groups: 60, objects: 5, historyEntries: 5, textChars: 300 } as const;
@@ -49,7 +49,7 @@ function applicationAccessors(clusters: ClusterNames): Accessors<Application> {
     revision: (a) => sourcesOf(a).map((s) => s.targetRevision ?? 'HEAD'),
     sync_revision: (a) => {
       const sync = a.status?.sync as { revision?: unknown; revisions?: unknown } | null | undefined;
-      const all = [...(Array.isArray(sync?.revisions) ? sync.revisions : []), sync?.revision];
+      const all: unknown[] = [...(Array.isArray(sync?.revisions) ? (sync.revisions as unknown[]) : []), sync?.revision];
       return all.filter((r): r is string => typeof r === 'string');
     },
     path: (a) => sourcesOf(a).map((s) => s.path ?? s.chart).filter((p): p is string => p !== undefined),
@@ -90,7 +90,7 @@ function projectApplication(app: Application, fields: readonly string[], acc: Ac
       out.history = (app.status?.history ?? [])
         .slice(-QUERY_OUTPUT_LIMITS.historyEntries)
         .reverse()
-        .map((h) => ({ id: h.id ?? null, revision: h.revision ?? (Array.isArray(h.revisions) ? h.revisions.filter((r): r is string => typeof r === 'string').join(', ') : ''), deployed_at: h.deployedAt ?? null }) as JsonValue);
+        .map((h) => ({ id: h.id ?? null, revision: h.revision ?? (Array.isArray(h.revisions) ? h.revisions.filter((r): r is string => typeof r === 'string').join(', ') : ''), deployed_at: h.deployedAt ?? null }));
       continue;
     }
     if (f === 'conditions') {
@@ -102,7 +102,7 @@ function projectApplication(app: Application, fields: readonly string[], acc: Ac
       continue;
     }
     const v = acc[f]?.(app);
-    out[f] = v === undefined || v === null ? null : Array.isArray(v) ? v.slice(0, 20).map((x) => (typeof x === 'string' ? (cut(x) ?? '') : x)) : typeof v === 'string' ? (cut(v) ?? '') : (v as JsonValue);
+    out[f] = v === undefined || v === null ? null : Array.isArray(v) ? (v as readonly unknown[]).slice(0, 20).map((x): JsonValue => (typeof x === 'string' ? (cut(x) ?? '') : (x as JsonValue))) : typeof v === 'string' ? (cut(v) ?? '') : (v as JsonValue);
   }
   return out;
 }
