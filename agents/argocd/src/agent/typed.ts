@@ -53,10 +53,10 @@ const LIVE_FIELDS: readonly (readonly [entity: string, field: string])[] = [
 ];
 
 /** The lexicon's refresh and bounds: pages read per field (100 values each), and how long a lexicon is kept. */
-export const LIVE_LEXICON_LIMITS = { ttlMs: 300_000, retryMs: 10_000, pagesPerField: 20, pageSize: 100 } as const;
+export const LIVE_LEXICON_LIMITS = { ttlMs: 300_000, retryMs: 10_000, pagesPerField: 20, pageSize: 100, firstWaitMs: 2_000 } as const;
 
 /** A parser over the live estate's names, read through the domain's own tools, refreshed on a TTL. */
-export function liveParser(callTool: CallTool, clock: () => number = Date.now) {
+export function liveParser(callTool: CallTool, clock: () => number = Date.now, waitFirst = true) {
   let parser: Parser = createParser(ARGOCD_DOMAIN);
   let loadedAt = Number.NEGATIVE_INFINITY;
   let failedAt = Number.NEGATIVE_INFINITY;
@@ -100,7 +100,8 @@ export function liveParser(callTool: CallTool, clock: () => number = Date.now) {
             loading = undefined;
           });
       }
-      if (!live && loading !== undefined) await loading;
+      // The first questions do not wait on the estate: until its names are read, the declared words alone are the lexicon.
+      if (!live && loading !== undefined && waitFirst) await Promise.race([loading, new Promise((resolve) => setTimeout(resolve, LIVE_LEXICON_LIMITS.firstWaitMs).unref())]);
       return parser;
     },
     /** Live values held by the lexicon (a metric's value). */
