@@ -61,15 +61,17 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     outputSchemas: ARGOCD_OUTPUT_SCHEMAS,
   });
   const typed = liveParser(mcpToolCaller(options.mcp, { schemas: ARGOCD_OUTPUT_SCHEMAS }));
+  // The estate's names are read as the agent starts, not by its first question.
+  void typed.current();
   const now = options.now ?? Date.now;
   /**
    * The typed path first: the whole sentence as one query. It answers when every word was applied (or the question
    * asks for an action); otherwise the intent rules answer, as before, unless they are unsure too, when the typed
    * reading says what it did not apply.
    */
-  async function typedClassification(question: string, contextId: string, signal: AbortSignal | undefined): Promise<Classification<ArgoIntent> | undefined> {
+  async function typedClassification(question: string, contextId: string): Promise<Classification<ArgoIntent> | undefined> {
     if (asksReasoning(question)) return undefined;
-    const parsed = (await typed.current(signal)).parse(question, now());
+    const parsed = (await typed.current()).parse(question, now());
     if (parsed.kind === 'empty' || (parsed.query === undefined && parsed.action === undefined)) return undefined;
     const marks = parsed.edit;
     if (parsed.kind !== 'action') {
@@ -102,7 +104,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     lexiconSize: () => typed.size(),
     /** `classification`: the whole question's, when the caller made it (hybrid mode's router): not made again. */
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<ArgoIntent>): Promise<TurnResult<ArgoIntent>> {
-      const typedReading = await typedClassification(question, contextId, signal);
+      const typedReading = await typedClassification(question, contextId);
       if (typedReading !== undefined) return workflow.ask(question, contextId, signal, typedReading);
       const parts = questionParts(question);
       if (parts.length < 2) return workflow.ask(question, contextId, signal, classification);

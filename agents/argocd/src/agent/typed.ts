@@ -36,49 +36,39 @@ export function typedOf(parsed: Parsed): TypedQuestion {
   return { query: parsed.query, action: parsed.action, edit: parsed.edit, unapplied: parsed.unapplied, corrections: parsed.corrections, inferred: parsed.inferred, notRead: parsed.notRead };
 }
 
-/** Fields whose values the lexicon reads from the estate, through the MCP server's `list_values`. */
-const LIVE_FIELDS: readonly (readonly [entity: string, field: string])[] = [
-  ['applications', 'cluster'],
-  ['applications', 'project'],
-  ['applications', 'namespace'],
-  ['applications', 'app_namespace'],
-  ['applications', 'repo'],
-  ['applications', 'team'],
-  ['applications', 'env'],
-  ['applications', 'region'],
-  ['applications', 'tier'],
-  ['applications', 'name'],
-  ['clusters', 'name'],
-  ['clusters', 'server'],
-];
+/** Fields whose values the lexicon reads from the estate (the declared `live` ones), by entity. */
+const LIVE_FIELDS: readonly (readonly [entity: string, fields: readonly string[]])[] = ARGOCD_DOMAIN.entities.map((e) => [e.name, e.fields.filter((f) => f.live === true).map((f) => f.name)]);
 
-/** The lexicon's refresh and bounds: pages read per field (100 values each), and how long a lexicon is kept. */
-export const LIVE_LEXICON_LIMITS = { ttlMs: 300_000, retryMs: 10_000, pagesPerField: 20, pageSize: 100, firstWaitMs: 2_000 } as const;
+/** The lexicon's refresh and bounds: pages read per entity (100 values each), how long a lexicon is kept, how long a question waits for the first. */
+export const LIVE_LEXICON_LIMITS = { ttlMs: 300_000, retryMs: 10_000, pagesPerEntity: 100, pageSize: 100, firstWaitMs: 2_000 } as const;
 
 /** A parser over the live estate's names, read through the domain's own tools, refreshed on a TTL. */
-export function liveParser(callTool: CallTool, clock: () => number = Date.now, waitFirst = true) {
+export function liveParser(callTool: CallTool, clock: () => number = Date.now) {
   let parser: Parser = createParser(ARGOCD_DOMAIN);
   let loadedAt = Number.NEGATIVE_INFINITY;
   let failedAt = Number.NEGATIVE_INFINITY;
   let loading: Promise<void> | undefined;
   let live = false;
 
-  async function load(signal?: AbortSignal): Promise<void> {
+  /** Read apart from any turn: a question that is stopped does not stop the lexicon every later question shares. */
+  async function load(): Promise<void> {
     const values: Record<string, Record<string, string[]>> = {};
     let complete = true;
-    for (const [entity, field] of LIVE_FIELDS) {
-      const out: string[] = [];
-      for (let page = 0; page < LIVE_LEXICON_LIMITS.pagesPerField; page += 1) {
-        const result = await callTool({ tool: 'list_values', args: { entity, field, limit: LIVE_LEXICON_LIMITS.pageSize, offset: page * LIVE_LEXICON_LIMITS.pageSize } }, signal);
+    for (const [entity, fields] of LIVE_FIELDS) {
+      if (fields.length === 0) continue;
+      const byField: Record<string, string[]> = (values[entity] = {});
+      for (let page = 0; page < LIVE_LEXICON_LIMITS.pagesPerEntity; page += 1) {
+        const result = await callTool({ tool: 'list_values', args: { entity, fields, limit: LIVE_LEXICON_LIMITS.pageSize, offset: page * LIVE_LEXICON_LIMITS.pageSize } });
         if (result.isError) {
           complete = false;
           break;
         }
-        const items = Array.isArray(result.body.items) ? result.body.items : [];
-        for (const v of items) if (typeof v === 'string') out.push(v);
+        for (const item of Array.isArray(result.body.items) ? result.body.items : []) {
+          const { field, value } = item as { field?: unknown; value?: unknown };
+          if (typeof field === 'string' && typeof value === 'string') (byField[field] ??= []).push(value);
+        }
         if (result.body.has_more !== true) break;
       }
-      (values[entity] ??= {})[field] = out;
     }
     parser = createParser(ARGOCD_DOMAIN, values);
     live = true;
@@ -88,11 +78,11 @@ export function liveParser(callTool: CallTool, clock: () => number = Date.now, w
 
   return {
     /** The parser, with the live names once they have been read (the first call waits for them). */
-    async current(signal?: AbortSignal): Promise<Parser> {
+    async current(): Promise<Parser> {
       const now = clock();
       const stale = now - loadedAt > LIVE_LEXICON_LIMITS.ttlMs && now - failedAt > LIVE_LEXICON_LIMITS.retryMs;
       if (stale && loading === undefined) {
-        loading = load(signal)
+        loading = load()
           .catch(() => {
             failedAt = clock();
           })
@@ -100,8 +90,9 @@ export function liveParser(callTool: CallTool, clock: () => number = Date.now, w
             loading = undefined;
           });
       }
-      // The first questions do not wait on the estate: until its names are read, the declared words alone are the lexicon.
-      if (!live && loading !== undefined && waitFirst) await Promise.race([loading, new Promise((resolve) => setTimeout(resolve, LIVE_LEXICON_LIMITS.firstWaitMs).unref())]);
+      // Until the estate's names are first read (started with the agent), a question waits for them at most firstWaitMs;
+      // after that the declared words alone are the lexicon, and a name-shaped word is read as an application's name.
+      if (!live && loading !== undefined) await Promise.race([loading, new Promise((resolve) => setTimeout(resolve, LIVE_LEXICON_LIMITS.firstWaitMs).unref())]);
       return parser;
     },
     /** Live values held by the lexicon (a metric's value). */

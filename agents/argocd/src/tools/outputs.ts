@@ -119,6 +119,9 @@ export const RESOURCE_ACTIONS_OUTPUT = objectOutput(
 );
 
 /** Every Argo CD tool's output schema, by tool name. */
+/** One value of one field (`list_values`). */
+export const VALUE_ITEM = z.strictObject({ field: z.string(), value: z.string() });
+
 /** What the `query` tool answers: a count, a page, groups, a ranking, a comparison or named fields of objects. */
 const GROUP = z.strictObject({ key: z.array(z.string()), count: z.number().int().min(0) });
 export const QUERY_OUTPUT = objectOutput(
@@ -142,7 +145,7 @@ export const QUERY_OUTPUT = objectOutput(
 
 export const ARGOCD_OUTPUT_SCHEMAS = {
   query: QUERY_OUTPUT,
-  list_values: listPageOutput(z.string()),
+  list_values: listPageOutput(VALUE_ITEM),
   list_applications: listPageOutput(APPLICATION_ITEM),
   get_application: APPLICATION_OUTPUT,
   list_projects: listPageOutput(PROJECT_ITEM),

@@ -6,7 +6,7 @@ import type { ArgoCdClient } from '../client/argocd-client.js';
 import type { Application, Cluster } from '../client/schemas.js';
 import { ARGOCD_DOMAIN, ARGOCD_QUERY_ENTITIES } from '../query/declare.js';
 import type { ClusterDirectory, ClusterNames } from './clusters.js';
-import { QUERY_OUTPUT } from './outputs.js';
+import { QUERY_OUTPUT, VALUE_ITEM } from './outputs.js';
 import { applicationRow, clusterRow, connectionOf, healthOf, labelPairs, sourcesOf, syncOf } from './views.js';
 
 /**
@@ -239,38 +239,45 @@ export function registerQueryTool(kit: BoundedTools, client: ArgoCdClient, direc
   });
 }
 
-/** Values one field takes over the whole estate: what the agent's lexicon reads names from. At most `maxValues`. */
-export const LIST_VALUES_LIMITS = { maxValues: 5_000 } as const;
+/** Values the fields take over the whole estate: what the agent's lexicon reads names from. At most `maxValues` a field. */
+export const LIST_VALUES_LIMITS = { maxValues: 5_000, maxFields: 16 } as const;
 
 const ListValuesFilters = z.strictObject({
   entity: z.enum(ARGOCD_QUERY_ENTITIES, { message: `entity must be one of ${ARGOCD_QUERY_ENTITIES.join(', ')}` }).describe('applications or clusters.'),
-  field: z.enum(FIELD_NAMES, { message: `field must be one of ${FIELD_NAMES.join(', ')}` }).describe('A field of that entity whose values are names (cluster, project, namespace, team...).'),
+  fields: z
+    .array(z.enum(FIELD_NAMES, { message: `fields must be among ${FIELD_NAMES.join(', ')}` }))
+    .min(1)
+    .max(LIST_VALUES_LIMITS.maxFields)
+    .describe('Fields of that entity whose values are names (cluster, project, namespace, team...).'),
 });
 
 export function registerValuesTool(kit: BoundedTools, client: ArgoCdClient, directory: ClusterDirectory): void {
   kit.registerList({
     name: 'list_values',
-    title: 'List the values of an Argo CD field',
-    description: 'The distinct values one field takes (e.g. every cluster, project, namespace or team of the applications), one page at a time.',
+    title: 'List the values of Argo CD fields',
+    description: 'The distinct values fields take (e.g. every cluster, project, namespace or team of the applications) as {field, value}, one page at a time, from one read of the estate.',
     itemKind: 'values',
     snapshot: true,
     filters: ListValuesFilters,
+    item: VALUE_ITEM,
     load: async (filters, ctx) => {
       const entity = entityOf(ARGOCD_DOMAIN, filters.entity);
-      if (fieldOf(entity, filters.field) === undefined) throw new FlotillaError('invalid_argument', `${entity.plural} have no field "${filters.field}"`, { remedy: `Fields of ${entity.plural}: ${entity.fields.map((f) => f.name).join(', ')}.` });
-      const seen = new Set<string>();
-      const take = (v: unknown): void => {
-        for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string' && x !== '' && seen.size < LIST_VALUES_LIMITS.maxValues) seen.add(x);
+      const fields = [...new Set(filters.fields)];
+      const unknown = fields.filter((f) => fieldOf(entity, f) === undefined);
+      if (unknown.length > 0) throw new FlotillaError('invalid_argument', `${entity.plural} have no field ${unknown.map((f) => `"${f}"`).join(', ')}`, { remedy: `Fields of ${entity.plural}: ${entity.fields.map((f) => f.name).join(', ')}.` });
+      const seen = new Map<string, Set<string>>(fields.map((f) => [f, new Set<string>()]));
+      const take = (field: string, v: unknown): void => {
+        const set = seen.get(field);
+        if (set === undefined) return;
+        for (const x of Array.isArray(v) ? (v as readonly unknown[]) : [v]) if (typeof x === 'string' && x !== '' && set.size < LIST_VALUES_LIMITS.maxValues) set.add(x);
       };
       if (filters.entity === 'clusters') {
-        const get = CLUSTER_ACCESSORS[filters.field];
-        for (const c of await client.listClusters(ctx.signal)) take(get?.(c));
+        for (const c of await client.listClusters(ctx.signal)) for (const f of fields) take(f, CLUSTER_ACCESSORS[f]?.(c));
       } else {
         const acc = applicationAccessors(await directory.names(ctx.signal));
-        const get = acc[filters.field];
-        for (const a of await client.listApplications({}, ctx.signal)) take(get?.(a));
+        for (const a of await client.listApplications({}, ctx.signal)) for (const f of fields) take(f, acc[f]?.(a));
       }
-      return [...seen].sort();
+      return fields.flatMap((field) => [...(seen.get(field) ?? [])].sort().map((value) => ({ field, value })));
     },
   });
 }
