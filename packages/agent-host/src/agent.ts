@@ -68,6 +68,8 @@ export interface DomainAgentContext<C, I extends string, M, Cfg> {
   readonly memoryStore: MemoryStore<M>;
   /** The upstream client of the tools in process; undefined when they are a remote MCP server. */
   readonly upstreamClient: C | undefined;
+  /** The agent's metrics (a domain's own gauges, e.g. its lexicon's size). */
+  readonly metrics?: FlotillaMetrics | undefined;
   /** The clock time windows are measured from; Date.now unless a test fixes it. */
   readonly now: (() => number) | undefined;
   readonly config: Cfg;
@@ -263,6 +265,7 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
         memoryStore,
         answerCache: meteredAnswerCache<CachedTurn<I, M>>(metrics, { store: redis === undefined ? undefined : redisAnswerCache({ client: redis, keyPrefix: `${keyPrefix}answers:` }), logger }),
         upstreamClient,
+        metrics,
         now: options.now,
         config,
       });

@@ -4,6 +4,7 @@
  * The workflow routes on the confidence with the design note's 0.8 threshold.
  */
 import { LRUCache } from 'lru-cache';
+import { editDistance } from '@flotilla/query';
 export const CONFIDENCE_THRESHOLD = 0.8;
 
 export type Complexity = 'simple' | 'complex';
@@ -154,29 +155,8 @@ const WORD = /[\p{L}\p{N}](?:[\p{L}\p{N}._:/@=+'-]*[\p{L}\p{N}/])?/gu;
 /** Longest word considered for typo correction, and most words corrected (bounded work on long questions). */
 export const TYPO_LIMITS = { maxWordChars: 24, maxWords: 200 } as const;
 
-/** Optimal string alignment distance, stopping early past `max` (returns max + 1). */
-export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i += 1) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j += 1) {
-      if (i === 0) {
-        row.push(j);
-        continue;
-      }
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min((rows[i - 1]?.[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (rows[i - 1]?.[j - 1] ?? 0) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, (rows[i - 2]?.[j - 2] ?? 0) + 1);
-      row.push(d);
-      best = Math.min(best, d);
-    }
-    if (i > 0 && best > max) return max + 1;
-    rows.push(row);
-  }
-  return rows[a.length]?.[b.length] ?? max + 1;
-}
+/** Optimal string alignment distance, stopping early past `max` (returns max + 1): the typed query's own. */
+export { editDistance };
 
 /** Corrects typos towards `vocabulary`: a plain word (not part of a name, URL or k=v) with one nearest known word. */
 function correctTypos(

@@ -167,9 +167,9 @@ export type EvictionReason = (typeof EVICTION_REASONS)[number];
 
 /**
  * In-process stores bounded in entries and bytes: conversation memory (the workflow's, the model's history, the
- * supervisor's), A2A tasks, progressive sessions.
+ * supervisor's), A2A tasks, progressive sessions, and the typed query's lexicon of live names (its entries: the values held).
  */
-export const STORE_KINDS = ['conversation', 'model_history', 'supervisor_conversation', 'task', 'session'] as const;
+export const STORE_KINDS = ['conversation', 'model_history', 'supervisor_conversation', 'task', 'session', 'lexicon'] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];
 
 /** Why an entry left a bounded store: its count cap, its byte cap, its age. */

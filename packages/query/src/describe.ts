@@ -28,7 +28,7 @@ function condition(entity: EntityDecl, c: Condition, negated: boolean): string {
     case 'contains':
       return `${l} ${negated ? 'does not contain' : 'contains'} "${c.value}"`;
     case 'exists':
-      return negated ? `no ${l}` : `a ${l}`;
+      return `${l} ${negated ? 'is not set' : 'is set'}`;
     case 'after':
       return `${l} ${negated ? 'not ' : ''}at or after ${when(c.at)}`;
     case 'before':
@@ -59,7 +59,7 @@ function describeWhat(entity: EntityDecl, what: What): string {
     case 'breakdown':
       return `counted by ${list(what.by.map((b) => label(entity, b)), 'and')}`;
     case 'top':
-      return `the ${what.n === 1 ? '' : `${what.n} `}${list([label(entity, what.by)], '')}${what.n === 1 ? '' : 's'} with the ${what.order === 'most' ? 'most' : 'fewest'}`;
+      return `the ${what.n === 1 ? '' : `${what.n} `}${label(entity, what.by)}${what.n === 1 ? '' : 's'} with the ${what.order === 'most' ? 'most' : 'fewest'}`;
     case 'compare':
       return `counted for ${describeWhere(entity, what.groups[0])} against ${describeWhere(entity, what.groups[1])}`;
     case 'fields':

@@ -91,12 +91,13 @@ export class FuzzyIndex {
     let bestDistance = max + 1;
     let tie = false;
     const seen = new Set<string>();
+    const letters = word.length === 4 ? [...word].sort().join('') : '';
     for (const k of keys) {
       for (const candidate of this.#byDelete.get(k) ?? []) {
         if (seen.has(candidate)) continue;
         seen.add(candidate);
         const limit = Math.min(max, allowedEdits(candidate.length));
-        if (word.length === 4 && (candidate.length !== 4 || [...candidate].sort().join('') !== [...word].sort().join(''))) continue;
+        if (word.length === 4 && (candidate.length !== 4 || [...candidate].sort().join('') !== letters)) continue;
         const d = editDistance(word, candidate, limit);
         if (d > limit) continue;
         if (d < bestDistance) {

@@ -275,7 +275,7 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   // ---- Atoms: conditions in sentence order, with what joins them. ----
   type Atom = { where: Where; field: string | undefined; at: number; negated: boolean };
   const atoms: Atom[] = [];
-  const clockUsed = { value: false };
+  let clock = false;
   const condOf = (it: Item): { where: Where; field: string | undefined } | undefined => {
     const v = senseOf(it, 'value');
     if (v !== undefined) return { where: valueCondition(field(v.field), v.value), field: v.field };
@@ -378,7 +378,7 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     if (cond === undefined) continue;
     it.used = true;
     verbItem.used = true;
-    clockUsed.value = true;
+    clock = true;
     atoms.push({ where: cond, field: tv.field, at: i, negated: false });
   }
 
@@ -592,7 +592,6 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   what ??= { kind: 'list' };
   for (const it of items) if (isG(it, 'count', 'list', 'which', 'filler', 'is')) it.used = true;
   for (const it of items) if (it.senses.some((s) => s.k === 'entity')) it.used = true;
-  // A field word with a breakdown or count around it that nothing else read ("health status" in "health status of apps per cluster").
   // Connectives that joined nothing carry no meaning of their own; "not" and "or" do.
   for (const it of items) if (!it.used && isG(it, 'and')) it.used = true;
 
@@ -615,7 +614,7 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   for (const it of items) if (it.kind === 'time' && !it.used) unapplied.push(it.text);
   const query: Query = { entity: entity.name, ...(where === undefined ? {} : { where }), what };
   const anyMeaning = items.some((it) => it.used && !isG(it, 'filler', 'is', 'and'));
-  return { kind: anyMeaning ? 'query' : 'empty', query, edit, unapplied: [...new Set(unapplied)], clock: clockUsed.value, ...base };
+  return { kind: anyMeaning ? 'query' : 'empty', query, edit, unapplied: [...new Set(unapplied)], clock, ...base };
 }
 
 const noEdit: EditMarks = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: false, ownWhat: false };

@@ -1,5 +1,6 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
 import { CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, questionParts, reasoningWords, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import type { FlotillaMetrics } from '@flotilla/metrics';
 import { liveParser, typedAnswers, typedOf } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
@@ -12,6 +13,8 @@ export const CACHEABLE_INTENTS: readonly ArgoIntent[] = ['query', 'list_applicat
 export interface ArgoCdAgentOptions extends DomainAgentOptions<ArgoIntent, ArgoMemory> {
   /** The clock "in the last hour" is measured from (Date.now by default; fixed in tests and benchmarks). */
   readonly now?: (() => number) | undefined;
+  /** Where the lexicon's size is reported (`flotilla_store_entries{store="lexicon"}`). */
+  readonly metrics?: FlotillaMetrics | undefined;
 }
 
 /** A comparison of two groups is a typed query ("more degraded apps in a or b?"): not reasoning the rules cannot do. */
@@ -60,7 +63,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     cacheableIntents: CACHEABLE_INTENTS,
     outputSchemas: ARGOCD_OUTPUT_SCHEMAS,
   });
-  const typed = liveParser(mcpToolCaller(options.mcp, { schemas: ARGOCD_OUTPUT_SCHEMAS }));
+  const typed = liveParser(mcpToolCaller(options.mcp, { schemas: ARGOCD_OUTPUT_SCHEMAS }), { metrics: options.metrics });
   // The estate's names are read as the agent starts, not by its first question.
   void typed.current();
   const now = options.now ?? Date.now;

@@ -28,6 +28,15 @@ async function askCached(agentUrl: string, question: string): Promise<{ text: st
   return { text, cached: artifact?.metadata?.cached };
 }
 
+/** Resolves once the agent's lexicon holds the estate's names (its store gauge above 0). */
+async function lexiconRead(url: string): Promise<void> {
+  for (;;) {
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    if (/flotilla_store_entries\{store="lexicon"\} [1-9]/.test(metrics)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe.skipIf(REDIS === undefined)(`Argo CD agent replicas sharing Redis${REDIS === undefined ? ` (skipped: ${NO_REDIS_SERVER})` : ''}`, () => {
   let sim: RunningSimulator;
   let redis: LocalRedisServer;
@@ -58,6 +67,8 @@ describe.skipIf(REDIS === undefined)(`Argo CD agent replicas sharing Redis${REDI
 
   it('a question replica A answered is answered by replica B from the shared answer cache, with no upstream request', async () => {
     const [a, b] = [await start(), await start()];
+    // Each replica reads the estate's names for its lexicon as it starts: that read is not part of an answer.
+    await Promise.all([lexiconRead(a.url), lexiconRead(b.url)]);
     const first = await askCached(a.url, 'list clusters');
     expect(first.text).not.toBe('');
     expect(first.cached).toBe(false);

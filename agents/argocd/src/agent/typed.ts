@@ -5,7 +5,6 @@ import {
   describeQuery,
   entityOf,
   fieldOf,
-  QUERY_LIMITS,
   type EditMarks,
   type Parsed,
   type Parser,
@@ -13,6 +12,7 @@ import {
   type Query,
   type Where,
 } from '@flotilla/query';
+import type { FlotillaMetrics } from '@flotilla/metrics';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
 
 /**
@@ -43,7 +43,8 @@ const LIVE_FIELDS: readonly (readonly [entity: string, fields: readonly string[]
 export const LIVE_LEXICON_LIMITS = { ttlMs: 300_000, retryMs: 10_000, pagesPerEntity: 100, pageSize: 100, firstWaitMs: 2_000 } as const;
 
 /** A parser over the live estate's names, read through the domain's own tools, refreshed on a TTL. */
-export function liveParser(callTool: CallTool, clock: () => number = Date.now) {
+export function liveParser(callTool: CallTool, options: { readonly clock?: () => number; readonly metrics?: FlotillaMetrics | undefined } = {}) {
+  const clock = options.clock ?? Date.now;
   let parser: Parser = createParser(ARGOCD_DOMAIN);
   let loadedAt = Number.NEGATIVE_INFINITY;
   let failedAt = Number.NEGATIVE_INFINITY;
@@ -71,6 +72,7 @@ export function liveParser(callTool: CallTool, clock: () => number = Date.now) {
       }
     }
     parser = createParser(ARGOCD_DOMAIN, values);
+    options.metrics?.storeEntries.set({ store: 'lexicon' }, parser.lexicon.liveCount);
     live = true;
     if (complete) loadedAt = clock();
     else failedAt = clock();
@@ -119,7 +121,7 @@ const readOnly = (verb: string, target: string | undefined): string => {
   const action = ARGOCD_DOMAIN.actions?.find((a) => a.verb === verb);
   const how = (action?.how ?? '').replace('{name}', target ?? '<application>');
   return [
-    `Flotilla is read-only: I did not ${verb} ${target ?? 'anything'}${target === undefined ? '' : ''}.`,
+    `Flotilla is read-only: I did not ${verb} ${target ?? 'anything'}.`,
     how === '' ? '' : `To do it in Argo CD: \`${how}\` (or the ${verb} button on the application's page in the Argo CD UI), with an account allowed to.`,
     target === undefined ? 'I can show an application\'s status, history and what is wrong with it instead.' : `I can show ${target}'s status, sync history and what is wrong with it instead: ask "status of ${target}" or "what's wrong with ${target}".`,
   ]
@@ -195,13 +197,11 @@ export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResu
     const end = offset + items.length;
     const columns = entity.rowFields ?? ['name'];
     out.push(total === 0 ? `No ${entity.plural} match (${describeQuery(entity, query).replace(/, listed$/, '')}).` : `${total} ${noun(total)} match${total > items.length ? `; rows ${offset + 1}-${end}` : ''}:`);
-    if (items.length > 0) out.push(markdownTable(items, columns.map((c) => (c === 'name' ? 'name' : c)), cell));
+    if (items.length > 0) out.push(markdownTable(items, columns, cell));
     if (end < total) out.push(`Say "next page" for more.`);
     memory = remember(query, total, offset, end);
   }
   if (bodyNotes.length > 0) out.push(`Note: ${bodyNotes.join(' ')}`);
-  const limit = QUERY_LIMITS.defaultLimit;
-  void limit;
   return { text: [...lead, ...out].join('\n'), options: kind === 'list' && total > 20 ? ['next page'] : [], memory, data };
 }
 

@@ -154,8 +154,8 @@ async function runApplications(query: Query, client: ArgoCdClient, directory: Cl
   if (clusters.degraded !== undefined) notes.push(`Cluster names: ${clusters.degraded}.`);
   const whereFields = new Set(conditionsOf(query.where).map((c) => c.field));
   const named = conjuncts(query.where).find((w): w is Extract<Where, { op: 'eq' }> => w.op === 'eq' && w.field === 'name');
-  const needsOne = [...whereFields].some((f) => ONE_APPLICATION_ONLY.has(f)) || (query.what.kind === 'fields' && query.what.fields.some((f) => ONE_APPLICATION_ONLY.has(f) || f === 'health_message' || f === 'external_urls' || f === 'image'));
-  if (named !== undefined && (needsOne || query.what.kind === 'fields')) {
+  const oneOnly = (fields: Iterable<string>): string[] => [...new Set(fields)].filter((f) => ONE_APPLICATION_ONLY.has(f));
+  if (named !== undefined && (query.what.kind === 'fields' || oneOnly(whereFields).length > 0)) {
     // One named application: read it whole (history, conditions and messages are only there).
     // A name Argo CD does not know is a not_found tool error, as get_application answers it.
     const app = await client.getApplication(String(named.value), signal);
@@ -163,9 +163,9 @@ async function runApplications(query: Query, client: ArgoCdClient, directory: Cl
     run.add(app);
     return outcomeOf(query, run, acc, notes);
   }
-  const listOnly = [...whereFields].filter((f) => ONE_APPLICATION_ONLY.has(f));
-  if (listOnly.length > 0 || (query.what.kind !== 'fields' && query.what.kind !== 'list' && [query.what.kind === 'breakdown' ? query.what.by : query.what.kind === 'top' ? [query.what.by] : []].flat().some((f) => ONE_APPLICATION_ONLY.has(f)))) {
-    const names = [...new Set([...listOnly, ...(query.what.kind === 'breakdown' ? query.what.by : query.what.kind === 'top' ? [query.what.by] : [])].filter((f) => ONE_APPLICATION_ONLY.has(f)))];
+  const grouped = query.what.kind === 'breakdown' ? query.what.by : query.what.kind === 'top' ? [query.what.by] : query.what.kind === 'fields' ? query.what.fields : [];
+  const names = oneOnly([...whereFields, ...grouped]);
+  if (names.length > 0) {
     throw new FlotillaError('invalid_argument', `Argo CD's application list does not carry ${names.join(', ')}: it can be read for one named application only`, {
       remedy: 'Ask about one application by name (e.g. its history), or leave that field out of a list.',
     });
