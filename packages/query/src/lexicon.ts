@@ -52,7 +52,7 @@ const GRAMMAR: readonly (readonly [GrammarWord, readonly string[]])[] = [
     'really', 'got', 'get me', 'running', 'run', 'runs', 'use', 'uses', 'using', 'used', 'currently running', 'registered', 'known', 'managed', 'defined', 'configured', 'set up',
     'live', 'deployed to', 'currently deployed', 'state of', 'its', 'their', 'theirs', 'his', 'her', 'this', 'whole', 'entire', 'full', 'complete', 'altogether', 'together',
     'about', 'regarding', 'concerning', 'as', 'from', 'out of', 'belong to', 'belongs to', 'belonging to', 'under', 'within', 'inside', 'go', 'wondering', 'if', 'whether',
-    'anything', 'something', 'right', 'up', 'again', 'yet', 'still', 'else', 'rn', 'btw', 'fyi', 'quick question', 'question', 'tell me', 'show me', 'give me', 'list me',
+    'anything', 'something', 'everything', 'everyone', 'own', 'owns', 'all of them', 'right', 'up', 'again', 'yet', 'still', 'else', 'rn', 'btw', 'fyi', 'quick question', 'question', 'tell me', 'show me', 'give me', 'list me',
     'details', 'info', 'information', 'data', 'many', 'much', 'sure', 'yes', 'their respective', 'respective', 'respectively', 'grand', 'across the board', 'hosted', 'there are',
     'currently have', 'we have', 'do we have', 'how', 'up to', 'listing', 'showing', 'listed', 'shown', 'look', 'looking', 'the list of', 'list of',
   ]],

@@ -112,6 +112,9 @@ const g = (item: Item | undefined): GrammarWord | undefined => {
 const isG = (item: Item | undefined, ...words: GrammarWord[]): boolean => item !== undefined && item.senses.length > 0 && item.senses.every((s) => s.k === 'g') && words.includes(g(item) as GrammarWord);
 const senseOf = <K extends Sense['k']>(item: Item | undefined, k: K): Extract<Sense, { k: K }> | undefined => item?.senses.find((s): s is Extract<Sense, { k: K }> => s.k === k);
 
+/** Words after which a field names groups that have something, not a value of its own. */
+const POSSESSIVE: ReadonlySet<string> = new Set(['have', 'has', 'having', 'with', 'do', 'does', 'contain', 'hold', 'holds', 'run', 'runs']);
+
 /** Grammar words that carry no meaning of their own between two parts. */
 const LIGHT: readonly GrammarWord[] = ['filler', 'is', 'which', 'list', 'and'];
 
@@ -298,10 +301,13 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     if (it === undefined || f === undefined || it.used) continue;
     const decl = field(f.field);
     if (decl === undefined) continue;
+    // "the payments team": the value came first; the word after the field is not another of its values.
+    if (senseOf(near(i, -1), 'value')?.field === f.field) continue;
     let k = i + 1;
     let negated = false;
     let likeOp = false;
-    while (k < items.length && (isG(items[k], 'filler', 'is', 'named', 'not', 'like') || (items[k]?.kind === 'lex' && isG(items[k], 'which')))) {
+    // "which clusters have degraded apps": a field word before "have" heads groups, it takes no value.
+    while (k < items.length && !POSSESSIVE.has(items[k]?.text ?? '') && (isG(items[k], 'filler', 'is', 'named', 'not', 'like') || (items[k]?.kind === 'lex' && isG(items[k], 'which')))) {
       if (isG(items[k], 'not')) negated = !negated;
       if (isG(items[k], 'like')) likeOp = true;
       k += 1;
@@ -465,6 +471,20 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
       // "by app count", "by number of apps": what is ranked is the count itself.
       for (const it of items) if (!it.used && (isG(it, 'count') || isG(it, 'by'))) it.used = true;
       what = { kind: 'top', by: group, n: n ?? (isPlural(items, group, field(group)) ? 5 : 1), order };
+    }
+  }
+  // "which namespaces have out-of-sync apps": the groups that have any, counted.
+  if (byFields.length === 0 && what === undefined) {
+    for (let i = 0; i < items.length; i += 1) {
+      const it = items[i];
+      const gf = groupable(it);
+      if (it === undefined || gf === undefined || it.used) continue;
+      let k = i - 1;
+      while (k >= 0 && isG(items[k], 'filler')) k -= 1;
+      if (!isG(items[k], 'which') || items.slice(i + 1).every((x) => !x.senses.some((s) => s.k === 'entity'))) continue;
+      it.used = true;
+      byFields.push(gf);
+      break;
     }
   }
   if (what === undefined && byFields.length > 0) what = { kind: 'breakdown', by: byFields.slice(0, QUERY_LIMITS.maxBreakdown) };

@@ -137,3 +137,121 @@ describe('typed parser, generated questions (Argo CD)', () => {
     expect(correct / (correct + honest)).toBeGreaterThanOrEqual(0.9);
   });
 });
+
+// ---- More constructions: breakdowns, rankings, comparisons, named fields, actions; typos in words. ----
+type GroupField = 'health' | 'sync' | 'cluster' | 'project' | 'namespace' | 'team' | 'env';
+const GROUP_WORDS: Readonly<Record<GroupField, readonly string[]>> = {
+  health: ['health', 'health status'],
+  sync: ['sync status', 'sync state'],
+  cluster: ['cluster', 'destination cluster'],
+  project: ['project'],
+  namespace: ['namespace'],
+  team: ['team'],
+  env: ['environment', 'env'],
+};
+const PLURAL: Readonly<Record<GroupField, string>> = { health: 'health statuses', sync: 'sync statuses', cluster: 'clusters', project: 'projects', namespace: 'namespaces', team: 'teams', env: 'environments' };
+const VERBS: Readonly<Record<string, readonly string[]>> = { sync: ['sync', 'resync'], 'roll back': ['roll back', 'rollback'], restart: ['restart'], delete: ['delete', 'remove'] };
+const PROJECTED: Readonly<Record<string, readonly string[]>> = { image: ['image', 'images'], repo: ['repo', 'repository'], revision: ['revision', 'target revision'], cluster: ['cluster'], project: ['project'], history: ['sync history', 'deployment history'], health: ['health'] };
+
+type Construction =
+  | { readonly kind: 'breakdown'; readonly by: readonly GroupField[]; readonly filter: readonly [Field, string] | undefined }
+  | { readonly kind: 'top'; readonly by: GroupField; readonly filter: readonly [Field, string] | undefined }
+  | { readonly kind: 'compare'; readonly a: string; readonly b: string; readonly filter: readonly [Field, string] | undefined }
+  | { readonly kind: 'fields'; readonly field: string; readonly app: string }
+  | { readonly kind: 'action'; readonly verb: string; readonly app: string };
+
+const filterArb = fc.option(fc.constantFrom<Field>('health', 'sync').chain((f) => fc.constantFrom(...valuesOf[f]).map((v) => [f, v] as const)), { nil: undefined });
+const groupArb = fc.constantFrom<GroupField>('health', 'sync', 'cluster', 'project', 'namespace', 'team', 'env');
+const appArb = fc.constantFrom(...apps.slice(0, 200).map((a) => a.metadata.name));
+const construction: fc.Arbitrary<Construction> = fc.oneof(
+  fc.record({ kind: fc.constant('breakdown' as const), by: fc.uniqueArray(groupArb, { minLength: 1, maxLength: 2 }), filter: filterArb }),
+  fc.record({ kind: fc.constant('top' as const), by: fc.constantFrom<GroupField>('cluster', 'project', 'namespace', 'team'), filter: filterArb }),
+  fc.record({ kind: fc.constant('compare' as const), a: fc.constantFrom(...CLUSTERS), b: fc.constantFrom(...CLUSTERS), filter: filterArb }).filter((c) => c.a !== c.b),
+  fc.record({ kind: fc.constant('fields' as const), field: fc.constantFrom(...Object.keys(PROJECTED)), app: appArb }),
+  fc.record({ kind: fc.constant('action' as const), verb: fc.constantFrom(...Object.keys(VERBS)), app: appArb }),
+);
+
+/** A word with two neighbouring letters swapped (a typo people make), for words of 6 letters or more. */
+const swapTypo = (w: string): string => (/^[a-z]{6,}$/.test(w) ? `${w.slice(0, 2)}${w[3] ?? ''}${w[2] ?? ''}${w.slice(4)}` : w);
+
+function renderConstruction(c: Construction, pick: readonly number[]): string {
+  const p = (xs: readonly string[], i: number): string => xs[(pick[i] ?? 0) % xs.length] ?? '';
+  const filterWord = (f: readonly [Field, string] | undefined): string => {
+    if (f === undefined) return '';
+    const w = p(WORDS[f[0]][f[1]] ?? [f[1]], 3);
+    return (pick[9] ?? 0) % 3 === 0 ? swapTypo(w) : w;
+  };
+  const noun = p(['apps', 'applications'], 4);
+  switch (c.kind) {
+    case 'breakdown': {
+      const [f1, f2] = c.by;
+      const w1 = p(GROUP_WORDS[f1 as GroupField], 1);
+      const w2 = f2 === undefined ? '' : p(GROUP_WORDS[f2], 2);
+      const filter = filterWord(c.filter);
+      if (f2 === undefined) return p([`how many ${filter} ${noun} per ${w1}`, `${filter} ${noun} by ${w1}`, `${w1} breakdown of ${filter} ${noun}`, `count ${filter} ${noun} grouped by ${w1}`, `which ${PLURAL[f1 as GroupField]} have ${filter} ${noun}`], 5).replace(/\s+/g, ' ').trim();
+      return p([`${filter} ${noun} by ${w1} and ${w2}`, `count ${filter} ${noun} per ${w1} and ${w2}`, `${w2} breakdown per ${w1} for ${filter} ${noun}`], 5).replace(/\s+/g, ' ').trim();
+    }
+    case 'top': {
+      const filter = filterWord(c.filter);
+      return p([`which ${p(GROUP_WORDS[c.by], 1)} has the most ${filter} ${noun}`, `top 3 ${PLURAL[c.by]} by number of ${filter} ${noun}`, `which ${PLURAL[c.by]} have the most ${filter} ${noun}`], 5).replace(/\s+/g, ' ').trim();
+    }
+    case 'compare': {
+      const filter = filterWord(c.filter);
+      return p([`are there more ${filter} ${noun} in ${c.a} or ${c.b}?`, `compare ${filter} ${noun} in ${c.a} and ${c.b}`, `${c.a} vs ${c.b} ${filter} ${noun}`, `does ${c.a} have more ${filter} ${noun} than ${c.b}?`], 5).replace(/\s+/g, ' ').trim();
+    }
+    case 'fields': {
+      const w = p(PROJECTED[c.field] ?? [c.field], 1);
+      return p([`what ${w} is ${c.app} running?`, `${w} of ${c.app}`, `show me the ${w} of ${c.app}`, `${c.app} ${w}`, `which ${w} does ${c.app} use?`], 5);
+    }
+    case 'action': {
+      const v = p(VERBS[c.verb] ?? [c.verb], 1);
+      return p([`${v} ${c.app}`, `please ${v} the app ${c.app}`, `can you ${v} ${c.app}?`, `${v} the application ${c.app} now`], 5);
+    }
+  }
+}
+
+const filterWhere = (f: readonly [Field, string] | undefined): Set<string> =>
+  new Set(apps.filter((a) => f === undefined || raw[f[0]](a) === f[1]).map((a) => a.metadata.name));
+const sameSet = (a: Set<string>, b: Set<string>): boolean => a.size === b.size && [...a].every((x) => b.has(x));
+
+/** Whether a parse means what the construction means (an independent reading of each). */
+function means(c: Construction, parsed: ReturnType<typeof parser.parse>): boolean {
+  if (c.kind === 'action') return parsed.kind === 'action' && parsed.action?.verb === c.verb && parsed.action.target === c.app;
+  const q = parsed.query;
+  if (parsed.kind !== 'query' || q === undefined || q.entity !== 'applications') return false;
+  switch (c.kind) {
+    case 'breakdown':
+      return q.what.kind === 'breakdown' && [...q.what.by].sort().join() === [...c.by].sort().join() && sameSet(parsedSet(q), filterWhere(c.filter));
+    case 'top':
+      return q.what.kind === 'top' && q.what.by === c.by && q.what.order === 'most' && sameSet(parsedSet(q), filterWhere(c.filter));
+    case 'compare': {
+      if (q.what.kind !== 'compare') return false;
+      const groups = q.what.groups.map((g) => parsedSet({ ...q, where: g }));
+      const inCluster = (name: string) => new Set(apps.filter((a) => clusterOf(a) === name).map((a) => a.metadata.name));
+      return sameSet(parsedSet(q), filterWhere(c.filter)) && sameSet(groups[0] ?? new Set(), inCluster(c.a)) && sameSet(groups[1] ?? new Set(), inCluster(c.b));
+    }
+    case 'fields':
+      return q.what.kind === 'fields' && q.what.fields.length === 1 && q.what.fields[0] === c.field && q.where?.op === 'eq' && q.where.field === 'name' && q.where.value === c.app;
+  }
+}
+
+describe('typed parser, generated constructions (Argo CD)', () => {
+  it('reads breakdowns, rankings, comparisons, named fields and actions as their model means them, or says what it did not apply', () => {
+    const tally = new Map<string, { correct: number; honest: number }>();
+    const wrong: string[] = [];
+    fc.assert(
+      fc.property(construction, fc.array(fc.nat({ max: 11 }), { minLength: 10, maxLength: 10 }), (c, pick) => {
+        const question = renderConstruction(c, pick);
+        const parsed = parser.parse(question, NOW);
+        const t = tally.get(c.kind) ?? { correct: 0, honest: 0 };
+        tally.set(c.kind, t);
+        if (parsed.kind !== 'action' && (parsed.unapplied.length > 0 || parsed.query === undefined)) t.honest += 1;
+        else if (means(c, parsed)) t.correct += 1;
+        else wrong.push(`${question} -> ${JSON.stringify(parsed.action ?? parsed.query)}`);
+      }),
+      { numRuns: 400, seed: 3131 },
+    );
+    expect(wrong).toEqual([]);
+    for (const [kind, t] of tally) expect(t.correct / (t.correct + t.honest), kind).toBeGreaterThanOrEqual(0.9);
+  });
+});
