@@ -26,6 +26,10 @@ describe('flotilla agent argocd --local', () => {
       const metrics = await (await fetch(`${agent.url}/metrics`)).text();
       expect(metrics).toContain(`${METRIC.agentTurns}{agent="argocd",skill="argocd-inventory",path="direct",outcome="answered"} 2`);
       expect(metrics).toContain(METRIC.agentAnswerTokens);
+      // A typed answer carries the query as understood in its metadata, and the lexicon's size is a metric.
+      const typed = JSON.stringify(await client.sendMessage(textRequest('how many degraded apps per cluster?', randomUUID())));
+      expect(typed).toContain('"query":"{\\"entity\\":\\"applications\\",\\"where\\":{\\"op\\":\\"eq\\",\\"field\\":\\"health\\",\\"value\\":\\"Degraded\\"},\\"what\\":{\\"kind\\":\\"breakdown\\",\\"by\\":[\\"cluster\\"]}}"');
+      expect(await (await fetch(`${agent.url}/metrics`)).text()).toMatch(/flotilla_store_entries\{store="lexicon"\} [1-9]\d*/);
     } finally {
       await agent.close();
     }

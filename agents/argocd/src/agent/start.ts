@@ -69,6 +69,10 @@ export const ARGOCD_AGENT = defineDomainAgent({
   continuations: ['next_page', 'refine', 'query_followup'],
   classifier: ({ now }) => createArgoCdClassifier({ now }),
   createAgent: (context: DomainAgentContext<ArgoCdClient, ArgoIntent, ArgoMemory, unknown>) => createArgoCdAgent(context),
+  hooks: {
+    // The query as understood (typed answers), for clients and for whoever reads what the agent did.
+    reply: (turn) => (turn.data?.query === undefined ? {} : { metadata: { query: JSON.stringify(turn.data.query) } }),
+  },
 });
 
 export const ARGOCD_AGENT_SETTINGS = ARGOCD_AGENT.settings;
