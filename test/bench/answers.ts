@@ -280,12 +280,12 @@ function tallies(rows: readonly AnswerRow[]): AnswerTallies {
   return { argocd: of(rows.filter((r) => r.agent === 'argocd')), netbox: of(rows.filter((r) => r.agent === 'netbox')), supervisor: of(rows.filter((r) => r.agent === 'supervisor')), total: of(rows) };
 }
 
-interface Reply {
+export interface Reply {
   readonly answer: string;
   readonly options: readonly string[];
 }
 
-async function ask(client: Client, text: string, contextId: string): Promise<Reply> {
+export async function ask(client: Client, text: string, contextId: string): Promise<Reply> {
   const result = await client.sendMessage(textRequest(text, contextId), { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   if (!('artifacts' in result)) return { answer: '', options: [] };
   const artifact = result.artifacts[0];
@@ -296,7 +296,7 @@ async function ask(client: Client, text: string, contextId: string): Promise<Rep
 }
 
 /** The estate's epoch as the simulators export it (once they do), else the documented constant. */
-function estateEpoch(): number {
+export function estateEpoch(): number {
   const exported = (simulators as unknown as Readonly<Record<string, unknown>>).ARGO_ESTATE_EPOCH;
   if (typeof exported === 'number') return exported;
   if (typeof exported === 'string' && Number.isFinite(Date.parse(exported))) return Date.parse(exported);

@@ -1,7 +1,8 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, questionParts, reasoningWords, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, oneValue, questionParts, reasoningWords, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { liveParser, typedAnswers, typedOf } from './typed.js';
+import type { Lexicon } from '@flotilla/query';
+import { liveParser, typedAnswers, typedOf, type TypedQuestion } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
 import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
@@ -17,6 +18,21 @@ export interface ArgoCdAgentOptions extends DomainAgentOptions<ArgoIntent, ArgoM
   readonly metrics?: FlotillaMetrics | undefined;
 }
 
+/** Entities of the intent rules that name something in the estate. */
+const NAME_ENTITIES = ['cluster', 'project', 'namespace', 'team'] as const;
+/**
+ * Whether every name the intent rules read is one the estate has: they take a word of a name's shape as a name
+ * ("ou-tof-sync" as a cluster), the typed reader checks names against the live ones. Before the lexicon is read,
+ * nothing is known and the rules' reading stands.
+ */
+function namesKnown(c: Classification<ArgoIntent>, lexicon: Lexicon): boolean {
+  if (lexicon.liveCount === 0) return true;
+  return NAME_ENTITIES.every((name) => {
+    const value = c.entities[name];
+    const values = value === undefined ? [] : typeof value === 'string' ? [value] : value;
+    return values.every((v) => v.includes('://') || v.startsWith('!') || lexicon.spelling.has(v.toLowerCase()));
+  });
+}
 /** A comparison of two groups is a typed query ("more degraded apps in a or b?"): not reasoning the rules cannot do. */
 const COUNTED_COMPARISONS = new Set(['compare', 'compared', 'comparing', 'comparison', 'versus', 'vs', 'vs.']);
 const asksReasoning = (question: string): boolean => reasoningWords(question).some((w) => !COUNTED_COMPARISONS.has(w));
@@ -74,26 +90,34 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
    */
   async function typedClassification(question: string, contextId: string): Promise<Classification<ArgoIntent> | undefined> {
     if (asksReasoning(question)) return undefined;
-    const parsed = (await typed.current()).parse(question, now());
-    if (parsed.kind === 'empty' || (parsed.query === undefined && parsed.action === undefined)) return undefined;
+    const parser = await typed.current();
+    const lexicon = parser.lexicon;
+    const parsed = parser.parse(question, now());
     const marks = parsed.edit;
     if (parsed.kind !== 'action') {
       // While both readers run, the intent rules keep the questions they read completely and whose answer shape they
       // have (lists and counts); the typed reading takes actions, breakdowns, rankings, comparisons, named fields,
       // clusters, follow-ups of a typed answer, and whatever the rules are unsure of.
       const old = classifier.classify(question);
+      if (old.intent === 'next_page' && (await options.memoryStore?.load(contextId))?.query !== undefined) {
+        // "next page", "list them" after a typed answer: its rows, by the typed path.
+        return typedTurn({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);
+      }
+      if (parsed.kind === 'empty' || parsed.query === undefined) return undefined;
       const oldSure = old.intent !== 'unknown' && old.intent !== 'help' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
       const shape = parsed.query?.what.kind;
       const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || shape === 'fields';
       const editsTyped = (await options.memoryStore?.load(contextId))?.query !== undefined && (marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
       if (!typedAnswers(parsed)) return undefined;
-      if (oldSure && !ownShape && !editsTyped) return undefined;
+      if (oldSure && !ownShape && !editsTyped && namesKnown(old, lexicon)) return undefined;
       if (old.intent === 'help' || old.intent === 'next_page') return undefined;
     }
-    const followup = marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
+    return typedTurn(typedOf(parsed), marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
+  }
+  function typedTurn(typed: TypedQuestion, followup: boolean): Classification<ArgoIntent> {
     return {
       intent: followup ? 'query_followup' : 'query',
-      entities: { typed_query: JSON.stringify(typedOf(parsed)) },
+      entities: { typed_query: JSON.stringify(typed) },
       confidence: 0.95,
       complexity: 'simple',
       alternatives: [],

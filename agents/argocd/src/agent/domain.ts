@@ -444,7 +444,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
           return [page(memory?.tool === 'list_applications' || memory === undefined ? 'list_applications' : memory.tool, { ...(memory?.args ?? {}), ...filters })];
         case 'query':
         case 'query_followup':
-          return planTyped(typedQuestion(c), memory?.query).calls;
+          return planTyped(typedQuestion(c), memory?.query, shownOf(memory)).calls;
         case 'help':
         case 'unknown':
           return [];
@@ -468,7 +468,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
       }
       // The token budget may cut a tool page short: fetch what is missing from the rows this answer shows
       // (all of a list of 50 or fewer, else a page of 20).
-      if (['attention', 'help', 'unknown', 'query', 'query_followup'].includes(c.intent)) return [];
+      if (['attention', 'help', 'unknown'].includes(c.intent)) return [];
       const missing = pageShortfall(results, (start, total) => (total <= PRESENTATION.showWholeMax && start === 0 ? total : Math.min(total, start + PRESENTATION.pageRows)));
       return missing === undefined ? [] : [{ tool: missing.first.call.tool, args: { ...missing.first.call.args, offset: missing.offset, limit: Math.min(100, missing.limit) } }];
     },
@@ -486,7 +486,7 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
       }
       if (c.intent === 'query' || c.intent === 'query_followup') {
         const typed = typedQuestion(c);
-        const { query, carried } = planTyped(typed, memory?.query);
+        const { query, carried } = planTyped(typed, memory?.query, shownOf(memory));
         return respondTyped<ArgoMemory>(typed, results, query, carried, (q, total, offset, end) => ({ tool: 'query', args: { ...q }, offset, total, end, query: q }), memory);
       }
       const note = accountingNote(c);
@@ -562,6 +562,9 @@ function respondTo(
       return { text: "I can't answer that.", options: HELP_OPTIONS, memory };
   }
 }
+
+/** Where the rows the last answer showed start and end. */
+const shownOf = (memory: ArgoMemory | undefined): { offset: number; end: number } => ({ offset: memory?.offset ?? 0, end: memory?.end ?? memory?.offset ?? 0 });
 
 /** The typed reading the classifier put in the `typed_query` entity. */
 function typedQuestion(c: Classification<ArgoIntent>): TypedQuestion {

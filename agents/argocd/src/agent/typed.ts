@@ -1,4 +1,4 @@
-import { markdownTable, type Answer, type CallTool, type ToolCall, type ToolResult, toolErrorText } from '@flotilla/agent-kit';
+import { markdownTable, pageOffset, type Answer, type CallTool, type ToolCall, type ToolResult, toolErrorText } from '@flotilla/agent-kit';
 import {
   applyEdit,
   createParser,
@@ -30,6 +30,10 @@ export interface TypedQuestion {
   readonly corrections: readonly { readonly from: string; readonly to: string }[];
   readonly inferred: readonly string[];
   readonly notRead: readonly string[];
+  /** "next page", "list them" after a typed answer: the last query's next rows. */
+  readonly page?: boolean | undefined;
+  /** Which page ("page 3", "first", "previous"); the next one when absent. */
+  readonly pageWanted?: string | undefined;
 }
 
 export function typedOf(parsed: Parsed): TypedQuestion {
@@ -109,13 +113,23 @@ export function typedAnswers(parsed: Parsed): boolean {
 }
 
 /** The one call a typed question plans (none for an action), and the query it means after editing the last one. */
-export function planTyped(typed: TypedQuestion, previous: Query | undefined): { readonly calls: readonly ToolCall[]; readonly query: Query | undefined; readonly carried: boolean } {
+export function planTyped(typed: TypedQuestion, previous: Query | undefined, shown: { readonly offset: number; readonly end: number } = { offset: 0, end: 0 }): { readonly calls: readonly ToolCall[]; readonly query: Query | undefined; readonly carried: boolean } {
+  if (typed.page === true && previous !== undefined) {
+    // The next rows of the last list; the rows of the last count or breakdown, from the first.
+    const position = previous.what.kind === 'list' ? { shown: shown.offset, next: shown.end, size: TYPED_PRESENTATION.pageRows } : { shown: 0, next: 0, size: TYPED_PRESENTATION.pageRows };
+    const query: Query = { ...previous, what: { kind: 'list' }, limit: TYPED_PRESENTATION.pageRows, offset: pageOffset(typed.pageWanted, position) };
+    return { calls: [{ tool: 'query', args: query as unknown as Readonly<Record<string, unknown>> }], query, carried: true };
+  }
   if (typed.action !== undefined || typed.query === undefined) return { calls: [], query: undefined, carried: false };
   const edited = applyEdit({ kind: 'query', query: typed.query, edit: typed.edit, unapplied: [], corrections: [], inferred: [], notRead: [], clock: false, cut: false }, previous);
   const query = edited?.query ?? typed.query;
-  const args = query.what.kind === 'list' ? { ...query, limit: query.limit ?? 20, offset: query.offset ?? 0 } : query;
+  // A list of up to TYPED_PRESENTATION.showWholeMax is shown whole; a longer one a page at a time.
+  const args = query.what.kind === 'list' ? { ...query, limit: query.limit ?? TYPED_PRESENTATION.showWholeMax, offset: query.offset ?? 0 } : query;
   return { calls: [{ tool: 'query', args: args as unknown as Readonly<Record<string, unknown>> }], query, carried: edited !== undefined && edited.kind !== 'standalone' };
 }
+
+/** The presentation rules of the agent's lists, for typed answers too: up to 50 shown whole, else pages of 20. */
+export const TYPED_PRESENTATION = { showWholeMax: 50, pageRows: 20 } as const;
 
 const readOnly = (verb: string, target: string | undefined): string => {
   const action = ARGOCD_DOMAIN.actions?.find((a) => a.verb === verb);
@@ -147,13 +161,15 @@ export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResu
   const data = { query: query as unknown as Record<string, unknown>, ...(typed.notRead.length > 0 ? { not_applied: typed.notRead.map((f) => `${f} (not read)`) } : {}) };
   if (result.isError) return { text: [...lead, `I could not ${query.what.kind === 'fields' ? `get that ${entity.singular}` : 'run that query'}: ${toolErrorText(result.body)}`].join('\n'), options: [], memory: previous, data };
   const b = result.body;
+  if (b.truncated_by_budget === true) return { text: [...lead, `The answer to that is larger than I can send at once, so I did not show a part of it as if it were all: ask for a count or a breakdown, or narrow it.`].join('\n'), options: [], memory: previous, data };
   const total = Number(b.total ?? 0);
   const label = (f: string): string => fieldOf(entity, f)?.label ?? f;
   const noun = (n: number): string => (n === 1 ? entity.singular : entity.plural);
   const bodyNotes = Array.isArray(b.notes) ? b.notes.filter((n): n is string => typeof n === 'string') : [];
   const out: string[] = [];
   let memory: M | undefined = remember(query, total, 0, 0);
-  const kind = b.kind;
+  // A list comes back as the kit's page envelope (item_kind, total, offset, returned, next_offset, items).
+  const kind = typeof b.item_kind === 'string' ? 'list' : b.kind;
   if (kind === 'count') {
     out.push(`${total} ${noun(total)} match.${lead.length === 0 ? ` (${describeQuery(entity, query)}.)` : ''}`);
   } else if (kind === 'compare') {
@@ -192,11 +208,14 @@ export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResu
     }
     memory = previous;
   } else {
-    const items = (Array.isArray(b.items) ? b.items : []) as Record<string, unknown>[];
     const offset = Number(b.offset ?? 0);
+    // The first page and the rows fetched to fill what the token budget cut short.
+    const all = results.flatMap((r) => (r.isError || !Array.isArray(r.body.items) ? [] : (r.body.items as Record<string, unknown>[])));
+    const items = offset === 0 && total <= TYPED_PRESENTATION.showWholeMax ? all : all.slice(0, TYPED_PRESENTATION.pageRows);
     const end = offset + items.length;
-    const columns = entity.rowFields ?? ['name'];
-    out.push(total === 0 ? `No ${entity.plural} match (${describeQuery(entity, query).replace(/, listed$/, '')}).` : `${total} ${noun(total)} match${total > items.length ? `; rows ${offset + 1}-${end}` : ''}:`);
+    const columns = [...new Set(items.flatMap((i) => Object.keys(i)))];
+    if (offset >= total && total > 0) out.push(`No more: that was all ${total} ${noun(total)}.`);
+    else out.push(total === 0 ? `No ${entity.plural} match (${describeQuery(entity, query).replace(/, listed$/, '')}).` : `${total} ${noun(total)} match${total > items.length ? `; rows ${offset + 1}-${end}` : ''}:`);
     if (items.length > 0) out.push(markdownTable(items, columns, cell));
     if (end < total) out.push(`Say "next page" for more.`);
     memory = remember(query, total, offset, end);

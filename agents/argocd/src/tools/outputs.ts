@@ -124,7 +124,8 @@ export const VALUE_ITEM = z.strictObject({ field: z.string(), value: z.string() 
 
 /** What the `query` tool answers: a count, a page, groups, a ranking, a comparison or named fields of objects. */
 const GROUP = z.strictObject({ key: z.array(z.string()), count: z.number().int().min(0) });
-export const QUERY_OUTPUT = objectOutput(
+export const QUERY_ROW = z.record(z.string(), z.unknown());
+const QUERY_RESULT = objectOutput(
   z.strictObject({
     entity: z.string(),
     kind: z.enum(['count', 'list', 'breakdown', 'top', 'compare', 'fields']),
@@ -142,6 +143,8 @@ export const QUERY_OUTPUT = objectOutput(
     notes: z.array(z.string()).optional(),
   }),
 );
+/** A list is a page of rows (fitted to the budget by the kit); anything else one object. */
+export const QUERY_OUTPUT = z.union([QUERY_RESULT, listPageOutput(QUERY_ROW)]);
 
 export const ARGOCD_OUTPUT_SCHEMAS = {
   query: QUERY_OUTPUT,

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { FlotillaError } from '@flotilla/core';
-import { type BoundedTools, type JsonObject, type JsonValue } from '@flotilla/bounded-tools';
-import { conditionsOf, entityOf, fieldOf, querySchema, QueryRun, type Accessors, type Group, type Query, type Where } from '@flotilla/query';
+import { type BoundedTools, type JsonObject, type JsonValue, type ToolPayload } from '@flotilla/bounded-tools';
+import { conditionsOf, entityOf, fieldOf, QUERY_LIMITS, querySchema, QueryRun, type Accessors, type Group, type Query, type Where } from '@flotilla/query';
 import type { ArgoCdClient } from '../client/argocd-client.js';
 import type { Application, Cluster } from '../client/schemas.js';
 import { ARGOCD_DOMAIN, ARGOCD_QUERY_ENTITIES } from '../query/declare.js';
 import type { ClusterDirectory, ClusterNames } from './clusters.js';
 import { QUERY_OUTPUT, VALUE_ITEM } from './outputs.js';
-import { applicationRow, clusterRow, connectionOf, healthOf, labelPairs, sourcesOf, syncOf } from './views.js';
+import { connectionOf, healthOf, labelPairs, sourcesOf, syncOf } from './views.js';
 
 /**
  * `query`: one typed query over Argo CD (applications or clusters), planned here: project and label conditions at the
@@ -147,9 +147,13 @@ function checkFields(query: Query): void {
   }
 }
 
-async function runApplications(query: Query, client: ArgoCdClient, directory: ClusterDirectory, signal: AbortSignal): Promise<JsonObject> {
+const OVERFLOW_HINT = 'Too large for the budget: ask for fewer fields, or a count or breakdown instead.';
+
+async function runApplications(query: Query, client: ArgoCdClient, directory: ClusterDirectory, signal: AbortSignal): Promise<ToolPayload> {
   const clusters = await directory.names(signal);
   const acc = applicationAccessors(clusters);
+  // Grouped, sorted and shown, a cluster is its name alone (it matches by name or URL).
+  const byName: Partial<Accessors<Application>> = { cluster: (a) => clusters.nameOf(a.spec?.destination) };
   const notes: string[] = [];
   if (clusters.degraded !== undefined) notes.push(`Cluster names: ${clusters.degraded}.`);
   const whereFields = new Set(conditionsOf(query.where).map((c) => c.field));
@@ -159,9 +163,9 @@ async function runApplications(query: Query, client: ArgoCdClient, directory: Cl
     // One named application: read it whole (history, conditions and messages are only there).
     // A name Argo CD does not know is a not_found tool error, as get_application answers it.
     const app = await client.getApplication(String(named.value), signal);
-    const run = new QueryRun(query, acc, { cluster: (a) => clusters.nameOf(a.spec?.destination) });
+    const run = new QueryRun(query, acc, byName);
     run.add(app);
-    return outcomeOf(query, run, acc, notes);
+    return outcomeOf(query, run, acc, notes, byName);
   }
   const grouped = query.what.kind === 'breakdown' ? query.what.by : query.what.kind === 'top' ? [query.what.by] : query.what.kind === 'fields' ? query.what.fields : [];
   const names = oneOnly([...whereFields, ...grouped]);
@@ -171,15 +175,33 @@ async function runApplications(query: Query, client: ArgoCdClient, directory: Cl
     });
   }
   const apps = await client.listApplications(pushdown(query.where), signal);
-  const run = new QueryRun(query, acc, { cluster: (a) => clusters.nameOf(a.spec?.destination) });
+  const run = new QueryRun(query, acc, byName);
   for (const app of apps) run.add(app);
-  return outcomeOf(query, run, acc, notes);
+  return outcomeOf(query, run, acc, notes, byName);
 }
 
-function outcomeOf<T extends Application | Cluster>(query: Query, run: QueryRun<T>, acc: Accessors<T>, notes: string[]): JsonObject {
+/** The columns of a list row: the entity's row fields, then the fields the where reads (so what was asked shows), at most 9. */
+function columnsOf(query: Query): string[] {
+  const entity = entityOf(ARGOCD_DOMAIN, query.entity);
+  const asked = conditionsOf(query.where).map((c) => c.field).filter((f) => fieldOf(entity, f)?.exec === 'tool' || fieldOf(entity, f)?.exec === 'upstream');
+  return [...new Set([...(entity.rowFields ?? ['name']), ...asked])].slice(0, 9);
+}
+
+/** One list row: each column's value as the accessors read it (lists joined, text cut); `cluster` by its name alone. */
+function rowOf<T>(item: T, columns: readonly string[], cluster: Accessors<T>[string] | undefined, acc: Accessors<T>): JsonObject {
+  const row: JsonObject = {};
+  for (const c of columns) {
+    const v = (c === 'cluster' ? cluster : acc[c])?.(item);
+    if (v === undefined || v === null) continue;
+    row[c] = Array.isArray(v) ? (cut(v.map(String).join(', ')) ?? '') : typeof v === 'string' ? (cut(v) ?? '') : (v as JsonValue);
+  }
+  return row;
+}
+
+function outcomeOf<T extends Application | Cluster>(query: Query, run: QueryRun<T>, acc: Accessors<T>, notes: string[], groups: Partial<Accessors<T>> = {}): ToolPayload {
   const out = run.result();
   const base = { entity: query.entity, kind: out.kind, total: out.total };
-  const withNotes = (o: JsonObject): JsonObject => (notes.length === 0 ? o : { ...o, notes });
+  const withNotes = (o: JsonObject): ToolPayload => ({ kind: 'object', data: notes.length === 0 ? o : { ...o, notes }, overflowHint: OVERFLOW_HINT });
   switch (out.kind) {
     case 'count':
       return withNotes(base);
@@ -192,9 +214,18 @@ function outcomeOf<T extends Application | Cluster>(query: Query, run: QueryRun<
       if (out.order === 'least') notes.push('Only groups with at least one match are ranked: a value with none is not listed.');
       return withNotes({ ...base, by: [out.by], order: out.order, groups: out.groups.map((g) => ({ key: [...g.key], count: g.count })), groups_total: out.groupCount });
     case 'list': {
-      const rows = out.items.map((item) => (query.entity === 'clusters' ? clusterRow(item as Cluster) : applicationRow(item as Application, String((acc.cluster?.(item) as string[] | undefined)?.[0] ?? ''))));
-      const end = out.offset + rows.length;
-      return withNotes({ ...base, offset: out.offset, returned: rows.length, has_more: end < out.total, next_offset: end < out.total ? end : null, items: rows });
+      // A page the kit fits to the token budget (fewer rows, never more tokens; next_offset says where to go on).
+      const columns = columnsOf(query);
+      return {
+        kind: 'page',
+        itemKind: query.entity,
+        total: out.total,
+        offset: out.offset,
+        limit: query.limit ?? QUERY_LIMITS.defaultLimit,
+        items: out.items.map((item) => rowOf(item, columns, groups.cluster ?? acc.cluster, acc)),
+        notes,
+        nextCall: (next) => `query with the same query and offset ${next}`,
+      };
     }
     case 'fields': {
       const fields = query.what.kind === 'fields' ? query.what.fields : [];
@@ -226,15 +257,13 @@ export function registerQueryTool(kit: BoundedTools, client: ArgoCdClient, direc
     run: async (args, ctx) => {
       const query = args as Query;
       checkFields(query);
-      const data =
-        query.entity === 'clusters'
+      return query.entity === 'clusters'
           ? await (async () => {
               const run = new QueryRun(query, CLUSTER_ACCESSORS);
               for (const c of await client.listClusters(ctx.signal)) run.add(c);
               return outcomeOf(query, run, CLUSTER_ACCESSORS, []);
             })()
           : await runApplications(query, client, directory, ctx.signal);
-      return { kind: 'object', data, overflowHint: 'Too large for the budget: ask for fewer fields, a smaller limit, or a count or breakdown instead of a list.' };
     },
   });
 }
