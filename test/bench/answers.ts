@@ -41,6 +41,11 @@ import { parseSettings, silentLogger } from '@flotilla/core';
 import * as simulators from '@flotilla/simulators';
 import { defaultScript, generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, startFakeOpenAi, startNetBoxSimulator } from '@flotilla/simulators';
 import { ANSWER_QUESTIONS, estatesOf, type AnswerAgent, type Estates, type Expectation } from './answer-questions.js';
+import { runTypedAnswers, type TypedAnswersRun } from './typed-answers.js';
+import { TYPED_CONSTRUCTIONS } from './typed-questions.js';
+
+/** Generated questions the suite asks (typed-questions.ts), on top of ANSWER_QUESTIONS. */
+export const GENERATED_QUESTIONS = 3_500;
 
 /** "I did not / could not / cannot ...": the answer says what it did not do. */
 export const HONEST =
@@ -266,6 +271,8 @@ export interface AnswersBenchResult {
   readonly estate: { readonly applications: number; readonly devices: number };
   readonly judge: string;
   readonly runs: readonly AnswerModeRun[];
+  /** The generated questions (typed-questions.ts), rules mode, Argo CD. */
+  readonly generated: TypedAnswersRun;
 }
 
 const AGENTS: readonly AnswerAgent[] = ['argocd', 'netbox', 'supervisor'];
@@ -405,6 +412,8 @@ export async function benchAnswers(options: { readonly progress?: (line: string)
       say(`answers: ${ANSWER_QUESTIONS.length} questions in ${mode} mode...\n`);
       runs.push(await runMode(mode, { argoUrl: argo.url, netboxUrl: netbox.url }, d, dataDir, say));
     }
+    say(`answers: ${GENERATED_QUESTIONS} generated questions (Argo CD, rules mode)...\n`);
+    const generated = await runTypedAnswers({ argoUrl: argo.url, token: ARGO_TOKEN, d, n: GENERATED_QUESTIONS, progress: say });
     const per = (agent: AnswerAgent): number => ANSWER_QUESTIONS.filter((q) => q.to === agent).length;
     return {
       questions: { argocd: per('argocd'), netbox: per('netbox'), supervisor: per('supervisor'), total: ANSWER_QUESTIONS.length },
@@ -413,6 +422,7 @@ export async function benchAnswers(options: { readonly progress?: (line: string)
       judge:
         'correct: count in the first line (opening notes skipped); list: total in the first line, every name when <= 50, no name outside the set; page: total, members only, none repeated (or "the end" after a whole list); object: every fact; all: every part, numbers anywhere; cannot: says so in its lead, claims nothing done. honest: not correct, and the lead says what was not done or asks to choose. wrong: the rest.',
       runs,
+      generated,
     };
   } finally {
     await argo.close();
@@ -456,12 +466,28 @@ export function formatAnswers(result: AnswersBenchResult, markdown: Markdown): s
         'the best-matching tool without arguments, an answer quoting it): not smart, so its answers are counted apart from the rules\' ("by the model"), judged by the same judge.\n',
     );
   }
+  const g = result.generated;
+  out.push(
+    `\nGenerated questions: ${g.questions} (seed ${g.seed}), Argo CD, rules mode, over A2A; sampled from a model of the questions (filters, negation, OR-lists, breakdowns, rankings, comparisons, named fields, actions; several phrasings, word orders, typos in words and names), expected answers computed from the raw estate (${g.seconds.toFixed(1)} s):\n` +
+      markdown(
+        ['construction', 'questions', 'correct', 'honest', 'confidently wrong', 'correct %'],
+        [...TYPED_CONSTRUCTIONS, 'total' as const].map((c) => {
+          const t = g.tally[c];
+          return [c, String(t.questions), String(t.correct), String(t.honest), String(t.wrong), t.questions === 0 ? '-' : `${((100 * t.correct) / t.questions).toFixed(1)}%`];
+        }),
+      ),
+  );
   out.push(`Judge: ${result.judge}\n`);
   const list = (title: string, rows: readonly AnswerRow[]): void => {
     if (rows.length === 0) return;
     out.push(`\n${title} (${rows.length}):\n`);
     for (const r of rows) out.push(`  #${r.index} [${r.agent}]${r.followUp ? ' (follow-up)' : ''} "${r.question}": ${r.why}\n      answer: ${oneLine(r.answer).slice(0, ANSWER_EXCERPT_CHARS)}\n`);
   };
+  const generatedWrong = g.rows.filter((r) => r.verdict === 'wrong');
+  if (generatedWrong.length > 0) {
+    out.push(`\nConfidently wrong, generated questions (${generatedWrong.length}):\n`);
+    for (const r of generatedWrong.slice(0, 50)) out.push(`  [${r.construction}] "${r.question}": ${r.why}\n      answer: ${oneLine(r.answer).slice(0, ANSWER_EXCERPT_CHARS)}\n`);
+  }
   const rules = result.runs.find((r) => r.mode === 'rules');
   if (rules !== undefined) {
     list('Confidently wrong, rules mode', rules.rows.filter((r) => r.verdict === 'wrong'));

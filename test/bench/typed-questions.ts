@@ -116,7 +116,7 @@ export function typedQuestions(d: Estates, n: number, seed = 31): TypedQuestion[
         const second = f2 === undefined || v2 === undefined ? '' : scoped(f2, word(f2, v2, false));
         const lead = construction === 'filter_count' ? rng.pick(['how many', 'count', 'number of']) : rng.pick(['list', 'show me', 'which', '']);
         const ask =
-          negated || rng.next() < 0.5 ? squash(`${lead} ${noun()} ${negated ? 'that are ' : ''}${first} ${second}`) : squash(`${lead} ${second.replace(/^in /, '')} ${first.replace(/^in /, '')} ${noun()}`);
+          negated || rng.next() < 0.5 ? squash(`${lead} ${noun()} ${negated ? 'that are ' : ''}${first} ${second}`) : squash(`${lead} ${second.replace(/^in (?!sync)/, '')} ${first.replace(/^in (?!sync)/, '')} ${noun()}`);
         const apps = d.apps.filter((a) => values1.includes(r.get[f1](a)) !== negated).filter((a) => f2 === undefined || r.get[f2](a) === v2);
         out.push({ construction, ask, expect: construction === 'filter_count' ? count(apps) : appList(d, apps) });
         break;

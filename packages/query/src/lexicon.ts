@@ -140,8 +140,10 @@ export class Lexicon {
     if (entry === undefined) this.#phrases.set(key, { senses: [sense], live });
     else if (!entry.senses.some((s) => same(s, sense))) this.#phrases.set(key, { senses: [...entry.senses, sense], live: entry.live === true || live });
     this.#longest = Math.max(this.#longest, words.length);
-    // Typos are corrected towards meaningful single words and names, never towards grammar or filler.
-    if (fuzzy && words.length === 1 && sense.k !== 'g') this.fuzzy.add(key);
+    // Typos are corrected towards meaningful single words and names, and grammar words that carry meaning ("which",
+    // "count", "breakdown"), never towards filler: a word read as filler would be dropped silently.
+    const meaningful = sense.k !== 'g' || (!['filler', 'is', 'and'].includes(sense.g) && key.length >= 5);
+    if ((fuzzy || sense.k === 'g') && meaningful && words.length === 1) this.fuzzy.add(key);
   }
 
   lookup(key: string): LexiconEntry | undefined {

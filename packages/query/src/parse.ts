@@ -112,6 +112,9 @@ const g = (item: Item | undefined): GrammarWord | undefined => {
 const isG = (item: Item | undefined, ...words: GrammarWord[]): boolean => item !== undefined && item.senses.length > 0 && item.senses.every((s) => s.k === 'g') && words.includes(g(item) as GrammarWord);
 const senseOf = <K extends Sense['k']>(item: Item | undefined, k: K): Extract<Sense, { k: K }> | undefined => item?.senses.find((s): s is Extract<Sense, { k: K }> => s.k === k);
 
+/** Words that may open a request to act: "please", "can you", "could you please", "go ahead and", "let's". */
+const REQUEST_OPENERS: ReadonlySet<string> = new Set(['please', 'pls', 'plz', 'kindly', 'can', 'could', 'would', 'will', 'you', 'go', 'ahead', 'and', 'lets', 'let', 'us', 'now', 'just', 'hey', 'ok', 'okay', 'i', 'want', 'to', 'need', 'we']);
+
 /** Words after which a field names groups that have something, not a value of its own. */
 const POSSESSIVE: ReadonlySet<string> = new Set(['have', 'has', 'having', 'with', 'do', 'does', 'contain', 'hold', 'holds', 'run', 'runs']);
 
@@ -138,12 +141,25 @@ function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): It
       i = window.end;
       continue;
     }
+    // The longest phrase at i, a word of it corrected when the lexicon lacks it ("out of snyc" before "out of").
     let matched = false;
     for (let len = Math.min(lexicon.longestPhrase, tokens.length - i); len >= 1; len -= 1) {
-      const key = tokens.slice(i, i + len).join(' ');
-      const entry = lexicon.lookup(key);
+      const words = tokens.slice(i, i + len);
+      const exact = lexicon.lookup(words.join(' '));
+      if (exact !== undefined) {
+        items.push({ kind: 'lex', text: words.join(' '), senses: [...exact.senses], used: false });
+        i += len;
+        matched = true;
+        break;
+      }
+      if (len < 2) continue;
+      const fixes = words.map((w) => (lexicon.lookup(w) === undefined && !nameShaped(w) ? lexicon.fuzzy.correct(w) : undefined));
+      const k = fixes.findIndex((f) => f !== undefined);
+      const fix = fixes[k];
+      if (fix === undefined) continue;
+      const entry = lexicon.lookup(words.map((w, x) => fixes[x]?.word ?? w).join(' '));
       if (entry === undefined) continue;
-      items.push({ kind: 'lex', text: key, senses: [...entry.senses], used: false });
+      items.push({ kind: 'lex', text: words.join(' '), senses: [...entry.senses], corrected: { from: words[k] ?? '', to: fix.word }, used: false });
       i += len;
       matched = true;
       break;
@@ -229,8 +245,14 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   const base = { corrections, inferred, notRead, cut };
 
   // ---- Actions: a read-only agent says it did not act. ----
-  const content = items.filter((it) => !isG(it, 'filler', 'and'));
-  const verb = content.slice(0, 2).map((it) => senseOf(it, 'action')).find((s) => s !== undefined);
+  // An action is asked in the imperative: the verb opens the sentence, after "please", "can you", "go ahead and"…;
+  // "how many syncs failed", "did any sync fail", "where does x deploy to" are questions. A typo is not an order.
+  let at = 0;
+  while (at < tokens.length && REQUEST_OPENERS.has(tokens[at] ?? '')) at += 1;
+  const opener = tokens.slice(0, at);
+  const asks = opener.length === 0 || opener.includes('please') || opener.includes('you') || opener.includes('lets') || opener.includes('let') || opener.includes('go');
+  const first = items.find((it) => !isG(it, 'filler', 'and'));
+  const verb = asks && first !== undefined && first.corrected === undefined && items.indexOf(first) <= at ? senseOf(first, 'action') : undefined;
   if (verb !== undefined) {
     const target = items.find((it) => it.kind === 'name' || it.senses.some((s) => s.k === 'value' && fieldOf(entityOf(domain, s.entity), s.field)?.name === entityOf(domain, s.entity).nameField));
     const targetValue = senseOf(target, 'value')?.value ?? target?.text;
@@ -367,6 +389,31 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     it.used = true;
     next.used = true;
     atoms.push({ where: isG(it, 'like') ? { op: 'contains', field: entity.nameField, value: text } : { op: 'eq', field: entity.nameField, value: text }, field: entity.nameField, at: i, negated: false });
+  }
+
+  // "with payment in the name", "apps with api in their names": a part of a name or a text.
+  for (let i = 2; i < items.length; i += 1) {
+    const f = senseOf(items[i], 'field');
+    const decl = f === undefined ? undefined : field(f.field);
+    const fieldItem = items[i];
+    if (fieldItem === undefined || fieldItem.used || decl === undefined || (decl.type !== 'name' && decl.type !== 'text')) continue;
+    let k = i - 1;
+    let sawIn = false;
+    while (k >= 0 && isG(items[k], 'filler')) {
+      if (items[k]?.text === 'in') sawIn = true;
+      k -= 1;
+    }
+    const part = items[k];
+    if (!sawIn || part === undefined || part.used || (part.kind === 'lex' && part.corrected === undefined && part.senses.some((x) => x.k === 'g' || x.k === 'entity'))) continue;
+    const text = part.corrected?.from ?? part.text;
+    // The word is read as typed, not as the word a correction would have made of it.
+    const dropped = corrections.findIndex((c) => c.from === text);
+    if (dropped >= 0) corrections.splice(dropped, 1);
+    for (let m = k; m <= i; m += 1) {
+      const x = items[m];
+      if (x !== undefined) x.used = true;
+    }
+    atoms.push({ where: { op: 'contains', field: decl.name, value: text }, field: decl.name, at: k, negated: false });
   }
 
   // Time windows on a field named by its verb ("synced in the last hour", "created since monday").

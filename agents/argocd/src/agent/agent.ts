@@ -1,7 +1,7 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
 import { CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, oneValue, questionParts, reasoningWords, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import type { Lexicon } from '@flotilla/query';
+import { conditionsOf, type Lexicon, type Query } from '@flotilla/query';
 import { liveParser, typedAnswers, typedOf, type TypedQuestion } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
@@ -16,6 +16,23 @@ export interface ArgoCdAgentOptions extends DomainAgentOptions<ArgoIntent, ArgoM
   readonly now?: (() => number) | undefined;
   /** Where the lexicon's size is reported (`flotilla_store_entries{store="lexicon"}`). */
   readonly metrics?: FlotillaMetrics | undefined;
+}
+
+/** The intent rules' filter entities, as the typed query's fields. */
+const FIELD_OF_ENTITY: Readonly<Record<string, string>> = {
+  sync: 'sync', health: 'health', env: 'env', team: 'team', project: 'project', cluster: 'cluster', namespace: 'namespace', repo: 'repo',
+  phase: 'operation', auto_sync: 'auto_sync', name_contains: 'name', name_guess: 'name', label: 'label', label_exists: 'label',
+};
+/**
+ * Whether the intent rules filter an application list on the fields the typed query reads. They may recognise a
+ * word and apply nothing ("apps synced in qa": "synced" read, no sync filter); when the readings differ, the typed
+ * one, which accounts for every word by a node of the query, answers.
+ */
+function sameFields(c: Classification<ArgoIntent>, query: Query): boolean {
+  if (c.intent !== 'list_applications' && c.intent !== 'refine') return true;
+  const old = new Set(Object.keys(c.entities).flatMap((k) => (k === 'window' ? [oneValue(c.entities.window) ?? ''] : FIELD_OF_ENTITY[k] === undefined ? [] : [FIELD_OF_ENTITY[k] ?? ''])));
+  const typed = new Set(conditionsOf(query.where).map((x) => (x.field === 'region' || x.field === 'tier' ? 'label' : x.field)));
+  return old.size === typed.size && [...old].every((f) => typed.has(f));
 }
 
 /** Entities of the intent rules that name something in the estate. */
@@ -108,8 +125,11 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       const shape = parsed.query?.what.kind;
       const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || shape === 'fields';
       const editsTyped = (await options.memoryStore?.load(contextId))?.query !== undefined && (marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
-      if (!typedAnswers(parsed)) return undefined;
-      if (oldSure && !ownShape && !editsTyped && namesKnown(old, lexicon)) return undefined;
+      // The rules say they read every word of a list question, yet filter on other fields than the typed reading: the
+      // typed answer, which names the words it did not apply, is the one that does not mislead.
+      const disagree = oldSure && (old.intent === 'list_applications' || old.intent === 'refine') && !sameFields(old, parsed.query) && parsed.unapplied.length <= 2;
+      if (!typedAnswers(parsed) && !disagree) return undefined;
+      if (oldSure && !ownShape && !editsTyped && namesKnown(old, lexicon) && sameFields(old, parsed.query)) return undefined;
       if (old.intent === 'help' || old.intent === 'next_page') return undefined;
     }
     return typedTurn(typedOf(parsed), marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);

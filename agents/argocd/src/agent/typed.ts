@@ -156,9 +156,11 @@ export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResu
   notes.push(...typed.inferred);
   const readAs = `Read as: ${describeQuery(entity, query)}${carried ? ' (carried over from your last question)' : ''}.`;
   const lead: string[] = [];
+  if (typed.unapplied.length > 0) lead.push(`I did not understand ${typed.unapplied.map((w) => `"${w}"`).join(', ')} in your question, so this answer does not take ${typed.unapplied.length === 1 ? 'it' : 'them'} into account.`);
   if (typed.notRead.length > 0) lead.push(`I did not apply ${typed.notRead.join(', ')}: Argo CD holds it, but I do not read it yet.`);
   if (notes.length > 0 || carried) lead.push(`(${readAs}${notes.length > 0 ? ` I ${notes.join('; ')}.` : ''})`);
-  const data = { query: query as unknown as Record<string, unknown>, ...(typed.notRead.length > 0 ? { not_applied: typed.notRead.map((f) => `${f} (not read)`) } : {}) };
+  const notApplied = [...typed.unapplied.map((w) => `"${w}"`), ...typed.notRead.map((f) => `${f} (not read)`)];
+  const data = { query: query as unknown as Record<string, unknown>, ...(notApplied.length > 0 ? { not_applied: notApplied } : {}) };
   if (result.isError) return { text: [...lead, `I could not ${query.what.kind === 'fields' ? `get that ${entity.singular}` : 'run that query'}: ${toolErrorText(result.body)}`].join('\n'), options: [], memory: previous, data };
   const b = result.body;
   if (b.truncated_by_budget === true) return { text: [...lead, `The answer to that is larger than I can send at once, so I did not show a part of it as if it were all: ask for a count or a breakdown, or narrow it.`].join('\n'), options: [], memory: previous, data };
@@ -190,14 +192,16 @@ export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResu
       else if (shown === 1) out.push(`${first.key.join(' / ')} has the ${order}: ${first.count} ${noun(first.count)} (of ${total} matching, over ${groupsTotal} ${label(by[0] ?? '')} values).`);
       else out.push(`The ${shown} ${label(by[0] ?? '')} values with the ${order} (of ${total} matching ${noun(total)}, over ${groupsTotal} values):`);
     } else out.push(`${total} ${noun(total)}, by ${by.map(label).join(' and ')}${groupsTotal > shown ? ` (${groupsTotal} groups, the largest ${shown} shown)` : ''}:`);
+    const rest = b.rest as { groups?: number; items?: number; min?: number; max?: number } | undefined;
     if (!(kind === 'top' && shown === 1)) out.push(markdownTable(groups.map((g) => Object.fromEntries<string>([...by.map((f, i): [string, string] => [label(f), g.key[i] ?? '']), [entity.plural, String(g.count)]])), [...by.map(label), entity.plural], cell));
+    if (kind === 'breakdown' && rest?.groups !== undefined) out.push(`The other ${rest.groups} groups hold ${rest.items ?? 0} ${noun(rest.items ?? 0)}, from ${rest.min ?? 0} to ${rest.max ?? 0} each.`);
   } else if (kind === 'fields') {
     const items = (Array.isArray(b.items) ? b.items : []) as Record<string, unknown>[];
     const fields = query.what.kind === 'fields' ? query.what.fields : [];
     if (items.length === 0) out.push(`No ${entity.singular} matches: ${describeQuery(entity, { ...query, what: { kind: 'list' } }).replace(/, listed$/, '')}.`);
     for (const item of items) {
       out.push(`${String(item.name)}:`);
-      for (const f of fields) {
+      for (const f of [...fields, ...['sync_revision', 'health_message'].filter((x) => !fields.includes(x) && item[x] !== undefined)]) {
         const v = item[f];
         if (f === 'history' && Array.isArray(v)) {
           out.push(`- ${label(f)} (newest first):`);

@@ -133,6 +133,7 @@ const QUERY_RESULT = objectOutput(
     by: z.array(z.string()).optional(),
     groups: z.array(GROUP).optional(),
     groups_total: z.number().int().min(0).optional(),
+    rest: z.strictObject({ groups: z.number().int().min(0), items: z.number().int().min(0), min: z.number().int().min(0), max: z.number().int().min(0) }).optional(),
     order: z.enum(['most', 'least']).optional(),
     counts: z.array(z.number().int().min(0)).optional(),
     offset: z.number().int().min(0).optional(),

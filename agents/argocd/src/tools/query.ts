@@ -97,6 +97,12 @@ function projectApplication(app: Application, fields: readonly string[], acc: Ac
       out.conditions = (app.status?.conditions ?? []).slice(0, 10).map((c) => ({ type: c.type ?? 'Unknown', message: cut(c.message) ?? '' }));
       continue;
     }
+    // What is deployed beside what is asked for, and why the health is what it is.
+    if (f === 'revision' && !fields.includes('sync_revision')) {
+      const synced = acc.sync_revision?.(app);
+      if (Array.isArray(synced) && synced.length > 0) out.sync_revision = synced.slice(0, 5).map(String);
+    }
+    if (f === 'health' && !fields.includes('health_message') && typeof app.status?.health?.message === 'string') out.health_message = cut(app.status.health.message) ?? '';
     if (f === 'status') {
       out.status = { sync: syncOf(app), health: healthOf(app), operation: app.status?.operationState?.phase ?? 'None' };
       continue;
@@ -128,8 +134,16 @@ function pushdown(where: Where | undefined): { projects?: string[]; selector?: s
   return { ...(projects.length === 0 ? {} : { projects }), ...(selector.length === 0 ? {} : { selector: selector.join(',') }) };
 }
 
-function groupsOut(groups: readonly Group[]): { groups: { key: string[]; count: number }[]; groups_total: number } {
-  return { groups: groups.slice(0, QUERY_OUTPUT_LIMITS.groups).map((g) => ({ key: [...g.key], count: g.count })), groups_total: groups.length };
+/** The largest groups, and what the rest hold in all (so every count is accounted for). */
+function groupsOut(groups: readonly Group[]): JsonObject {
+  const shown = groups.slice(0, QUERY_OUTPUT_LIMITS.groups);
+  const rest = groups.slice(QUERY_OUTPUT_LIMITS.groups);
+  const counts = rest.map((g) => g.count);
+  return {
+    groups: shown.map((g) => ({ key: [...g.key], count: g.count })),
+    groups_total: groups.length,
+    ...(rest.length === 0 ? {} : { rest: { groups: rest.length, items: counts.reduce((a, b) => a + b, 0), min: Math.min(...counts), max: Math.max(...counts) } }),
+  };
 }
 
 function checkFields(query: Query): void {
