@@ -80,6 +80,8 @@ export class Lexicon {
   readonly fuzzy = new FuzzyIndex();
   /** The spelling of each live value by its lower-case form. */
   readonly spelling = new Map<string, string>();
+  /** The live values of each field, lower-cased, as read ("entity.field" → values). */
+  readonly #values = new Map<string, string[]>();
   #liveCount = 0;
   #longest = 1;
 
@@ -125,6 +127,10 @@ export class Lexicon {
           this.#liveCount += 1;
           const lower = value.toLowerCase();
           if (!this.spelling.has(lower)) this.spelling.set(lower, value);
+          const key = `${entity.name}.${field.name}`;
+          const list = this.#values.get(key);
+          if (list === undefined) this.#values.set(key, [lower]);
+          else list.push(lower);
           this.#add(lower, { k: 'value', entity: entity.name, field: field.name, value }, true, true);
         }
       }
@@ -144,6 +150,11 @@ export class Lexicon {
     // "count", "breakdown"), never towards filler: a word read as filler would be dropped silently.
     const meaningful = sense.k !== 'g' || (!['filler', 'is', 'and'].includes(sense.g) && key.length >= 5);
     if ((fuzzy || sense.k === 'g') && meaningful && words.length === 1) this.fuzzy.add(key);
+  }
+
+  /** The live values of one field, lower-cased (at most LEXICON_LIMITS.liveValuesPerField). */
+  valuesOf(entity: string, field: string): readonly string[] {
+    return this.#values.get(`${entity}.${field}`) ?? [];
   }
 
   lookup(key: string): LexiconEntry | undefined {

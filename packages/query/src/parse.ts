@@ -309,6 +309,11 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     // A word of a field's shape (a URL, k=v); else a name-shaped word nothing else read is an object's name.
     const shaped = it.kind === 'name' || it.kind === 'unknown' ? entity.fields.find((f) => f.pattern?.test(it.text) === true) : undefined;
     if (shaped !== undefined) return { where: { op: 'eq', field: shaped.name, value: it.text }, field: shaped.name };
+    // A plain word nothing declares that is part of the estate's names ("cron apps"): a part of a name, said.
+    if (it.kind === 'unknown' && it.text.length >= 3 && /^[a-z]+$/.test(it.text) && lexicon.valuesOf(entity.name, entity.nameField).some((n) => n.split(/[-._]/).includes(it.text))) {
+      inferred.push(`read "${it.text}" as part of ${entity.plural}' names`);
+      return { where: { op: 'contains', field: entity.nameField, value: it.text }, field: entity.nameField };
+    }
     if (it.kind === 'name') {
       inferred.push(`read "${it.text}" as ${entity.singular === '' ? 'a' : `the ${entity.singular}`} name`);
       return { where: { op: 'eq', field: entity.nameField, value: it.text }, field: entity.nameField };
@@ -385,6 +390,11 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     const next = items[i + 1];
     if (next === undefined || next.used || (next.kind !== 'name' && next.kind !== 'unknown' && next.kind !== 'lex')) continue;
     if (next.kind === 'lex' && next.senses.every((s) => s.k === 'g')) continue;
+    // "matching region=eu": a word of another field's shape (a label) is that field's.
+    if (entity.fields.some((fd) => fd.name !== entity.nameField && fd.pattern?.test(next.text) === true)) {
+      it.used = true;
+      continue;
+    }
     const text = senseOf(next, 'value')?.value ?? next.text;
     it.used = true;
     next.used = true;
@@ -433,6 +443,9 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     verbItem.used = true;
     clock = true;
     atoms.push({ where: cond, field: tv.field, at: i, negated: false });
+    // "failed in the last day": the verb's own condition stays ("synced" is only the verb of its window).
+    const own = senseOf(verbItem, 'phrase');
+    if (own !== undefined) atoms.push({ where: own.where, field: undefined, at: items.indexOf(verbItem), negated: false });
   }
 
   // ---- What: breakdown, top N, comparison, projection, count, list. ----

@@ -163,7 +163,8 @@ export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResu
   const data = { query: query as unknown as Record<string, unknown>, ...(notApplied.length > 0 ? { not_applied: notApplied } : {}) };
   if (result.isError) return { text: [...lead, `I could not ${query.what.kind === 'fields' ? `get that ${entity.singular}` : 'run that query'}: ${toolErrorText(result.body)}`].join('\n'), options: [], memory: previous, data };
   const b = result.body;
-  if (b.truncated_by_budget === true) return { text: [...lead, `The answer to that is larger than I can send at once, so I did not show a part of it as if it were all: ask for a count or a breakdown, or narrow it.`].join('\n'), options: [], memory: previous, data };
+  // An object cut to the budget (a list page that came back shorter says so itself, and is fine).
+  if (b.truncated_by_budget === true && typeof b.item_kind !== 'string') return { text: [...lead, `The answer to that is larger than I can send at once, so I did not show a part of it as if it were all: ask for a count or a breakdown, or narrow it.`].join('\n'), options: [], memory: previous, data };
   const total = Number(b.total ?? 0);
   const label = (f: string): string => fieldOf(entity, f)?.label ?? f;
   const noun = (n: number): string => (n === 1 ? entity.singular : entity.plural);
@@ -201,7 +202,7 @@ export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResu
     if (items.length === 0) out.push(`No ${entity.singular} matches: ${describeQuery(entity, { ...query, what: { kind: 'list' } }).replace(/, listed$/, '')}.`);
     for (const item of items) {
       out.push(`${String(item.name)}:`);
-      for (const f of [...fields, ...['sync_revision', 'health_message'].filter((x) => !fields.includes(x) && item[x] !== undefined)]) {
+      for (const f of [...fields, ...['sync_revision', 'health_message', 'unhealthy_resources'].filter((x) => !fields.includes(x) && item[x] !== undefined)]) {
         const v = item[f];
         if (f === 'history' && Array.isArray(v)) {
           out.push(`- ${label(f)} (newest first):`);

@@ -17,7 +17,7 @@ export const APPLICATIONS: EntityDecl = {
   rowFields: ['name', 'project', 'sync', 'health', 'cluster', 'namespace'],
   phrases: [
     { words: ['unhealthy', 'un-healthy', 'not healthy', 'broken', 'failing', 'in trouble', 'in bad health', 'in poor health', 'erroring', 'bad', 'problematic', 'sick'], where: UNHEALTHY },
-    { words: ['failed', 'failed sync', 'failed syncs', 'sync failed', 'failed to sync', 'failing to sync', 'failing sync', 'sync failures', 'sync error', 'sync errors', 'last sync failed'], where: FAILED },
+    { words: ['failed', 'failed sync', 'failed syncs', 'sync failed', 'failed to sync', 'failing to sync', 'failing sync', 'sync failures', 'sync error', 'sync errors', 'last sync failed', 'fail', 'fails', 'sync fail', 'syncs fail', 'syncs failed', 'failures', 'failure'], where: FAILED },
     { words: ['not synced', 'unsynced', 'non-synced', 'not in sync'], where: { op: 'not', of: { op: 'eq', field: 'sync', value: 'Synced' } } },
   ],
   fields: [
@@ -105,7 +105,7 @@ export const APPLICATIONS: EntityDecl = {
       groupable: true,
       projection: true,
     },
-    { name: 'last_sync', label: 'last sync', type: 'time', words: ['last sync', 'last synced', 'last deployed', 'last sync time', 'last deploy', 'last deployment'], timeVerbs: ['synced', 'deployed', 'last synced', 'last deployed', 'sync', 'deploy', 'rolled out', 'released', 'updated', 'changed', 'redeployed'], exec: 'tool', projection: true },
+    { name: 'last_sync', label: 'last sync', type: 'time', words: ['last sync', 'last synced', 'last deployed', 'last sync time', 'last deploy', 'last deployment'], timeVerbs: ['synced', 'deployed', 'last synced', 'last deployed', 'sync', 'syncs', 'deploy', 'deploys', 'deployments', 'rolled out', 'released', 'updated', 'changed', 'redeployed', 'failed', 'fail', 'failed syncs', 'sync failed', 'syncs failed', 'sync fail', 'syncs fail', 'failures'], exec: 'tool', projection: true },
     { name: 'created', label: 'creation time', type: 'time', words: ['creation time', 'created at', 'creation date', 'age'], timeVerbs: ['created', 'added', 'made', 'onboarded', 'new'], exec: 'tool', projection: true },
     {
       name: 'env',

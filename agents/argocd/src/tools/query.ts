@@ -103,6 +103,10 @@ function projectApplication(app: Application, fields: readonly string[], acc: Ac
       if (Array.isArray(synced) && synced.length > 0) out.sync_revision = synced.slice(0, 5).map(String);
     }
     if (f === 'health' && !fields.includes('health_message') && typeof app.status?.health?.message === 'string') out.health_message = cut(app.status.health.message) ?? '';
+    if (f === 'health' || f === 'status') {
+      const unhealthy = (app.status?.resources ?? []).filter((r) => r.health?.status !== undefined && r.health.status !== 'Healthy').slice(0, QUERY_OUTPUT_LIMITS.objects);
+      if (unhealthy.length > 0) out.unhealthy_resources = unhealthy.map((r) => `${r.kind ?? '?'}/${r.name ?? '?'} ${r.health?.status ?? ''}${r.health?.message === undefined ? '' : `: ${cut(r.health.message) ?? ''}`}`);
+    }
     if (f === 'status') {
       out.status = { sync: syncOf(app), health: healthOf(app), operation: app.status?.operationState?.phase ?? 'None' };
       continue;

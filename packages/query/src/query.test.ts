@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { applyEdit, createParser, editDistance, EVALUATION_LIMITS, FuzzyIndex, OTHER_GROUP, QUERY_LIMITS, querySchema, QueryRun, type DomainDecl, type Where } from './index.js';
+
+/** A small domain of its own: the package's contract, apart from any agent's declarations. */
+const DOMAIN: DomainDecl = {
+  name: 'toy',
+  defaultEntity: 'boxes',
+  entities: [
+    {
+      name: 'boxes',
+      singular: 'box',
+      plural: 'boxes',
+      words: ['boxes', 'box'],
+      nameField: 'name',
+      fields: [
+        { name: 'name', label: 'name', type: 'name', live: true, exec: 'tool' },
+        { name: 'colour', label: 'colour', type: 'enum', words: ['colour', 'color'], values: [{ value: 'Red', words: ['red'] }, { value: 'Blue', words: ['blue'] }], exec: 'tool', groupable: true, projection: true },
+        { name: 'site', label: 'site', type: 'name', words: ['site'], live: true, exec: 'tool', groupable: true, projection: true },
+      ],
+    },
+  ],
+};
+
+describe('fuzzy index', () => {
+  it('corrects to the one nearest word within the allowed edits, and to none when two are as near', () => {
+    const index = new FuzzyIndex();
+    for (const w of ['degraded', 'healthy', 'prod-eu-1', 'prod-us-1', 'sync']) index.add(w);
+    expect(index.correct('degarded')?.word).toBe('degraded');
+    expect(index.correct('prdo-eu-1')?.word).toBe('prod-eu-1');
+    // Two edits from both prod-eu-1 and prod-us-1: no guess.
+    expect(index.correct('prod-xx-1')).toBeUndefined();
+    // A four-letter word only by a swap.
+    expect(index.correct('snyc')?.word).toBe('sync');
+    expect(index.correct('sunc')).toBeUndefined();
+  });
+
+  it('agrees with the plain distance on every pair it finds', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z]{4,10}$/), fc.stringMatching(/^[a-z]{4,10}$/), (a, b) => {
+        const index = new FuzzyIndex();
+        index.add(a);
+        const found = index.correct(b);
+        if (found !== undefined) expect(editDistance(a, b, 2)).toBe(found.distance);
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+  });
+});
+
+describe('query schema', () => {
+  const schema = querySchema(['boxes'], ['name', 'colour', 'site']);
+  it('takes a query over the declared fields and refuses others, and a where nested past the bound', () => {
+    expect(schema.safeParse({ entity: 'boxes', what: { kind: 'count' }, where: { op: 'eq', field: 'colour', value: 'Red' } }).success).toBe(true);
+    expect(schema.safeParse({ entity: 'boxes', what: { kind: 'count' }, where: { op: 'eq', field: 'weight', value: 3 } }).success).toBe(false);
+    let deep: Where = { op: 'eq', field: 'colour', value: 'Red' };
+    for (let i = 0; i < QUERY_LIMITS.maxDepth; i += 1) deep = { op: 'not', of: deep };
+    const refused = schema.safeParse({ entity: 'boxes', what: { kind: 'count' }, where: deep });
+    expect(refused.success).toBe(false);
+    expect(JSON.stringify(refused.error?.issues)).toMatch(/nested deeper than 6 levels/);
+  });
+});
+
+describe('bounded evaluation', () => {
+  const acc = { name: (b: { name: string; colour: string }) => b.name, colour: (b: { name: string; colour: string }) => b.colour, site: (b: { name: string; colour: string }) => b.name.slice(0, 3) };
+  it('holds only the page asked for, counts every item, and folds groups past the cap into one', () => {
+    const run = new QueryRun({ entity: 'boxes', what: { kind: 'list' }, where: { op: 'eq', field: 'colour', value: 'red' }, limit: 5, offset: 10 }, acc);
+    for (let i = 0; i < 1_000; i += 1) run.add({ name: `b${i}`, colour: i % 2 === 0 ? 'Red' : 'Blue' });
+    const out = run.result();
+    expect(out).toMatchObject({ kind: 'list', total: 500, offset: 10 });
+    expect(out.kind === 'list' ? out.items.map((x) => x.name) : []).toEqual(['b20', 'b22', 'b24', 'b26', 'b28']);
+    const groups = new QueryRun({ entity: 'boxes', what: { kind: 'breakdown', by: ['name'] } }, acc);
+    const n = EVALUATION_LIMITS.maxGroups + 50;
+    for (let i = 0; i < n; i += 1) groups.add({ name: `g${i}`, colour: 'Red' });
+    const result = groups.result();
+    expect(result.kind === 'breakdown' && result.groupsCapped).toBe(true);
+    if (result.kind !== 'breakdown') throw new Error('expected a breakdown');
+    expect(result.groups.reduce((s, g) => s + g.count, 0)).toBe(n);
+    expect(result.groups.find((g) => g.key[0] === OTHER_GROUP)?.count).toBe(50);
+  });
+});
+
+describe('parser and edits', () => {
+  const parser = createParser(DOMAIN, { boxes: { name: ['box-a1', 'box-b2'], site: ['ams1', 'fra1'] } });
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  it('reads negation, OR-lists, breakdowns and typos in names, and returns the words it did not apply', () => {
+    expect(parser.parse('boxes that are not red in ams1 or fra1', now).query?.where).toEqual({
+      op: 'and',
+      of: [{ op: 'not', of: { op: 'eq', field: 'colour', value: 'Red' } }, { op: 'in', field: 'site', values: ['ams1', 'fra1'] }],
+    });
+    expect(parser.parse('colour breakdown per site', now).query?.what).toEqual({ kind: 'breakdown', by: ['site', 'colour'] });
+    const typo = parser.parse('red boxes in amss1', now);
+    expect(typo.corrections).toEqual([{ from: 'amss1', to: 'ams1' }]);
+    expect(parser.parse('red boxes with wheels', now).unapplied).toEqual(['wheels']);
+  });
+
+  it('edits the previous query: "of those" adds, "what about" replaces, a standalone question stands alone', () => {
+    const first = parser.parse('how many boxes in ams1', now).query;
+    const refine = applyEdit(parser.parse('and how many of those are red?', now), first);
+    expect(refine).toMatchObject({ kind: 'refine', query: { what: { kind: 'count' }, where: { op: 'and', of: [{ field: 'site', value: 'ams1' }, { field: 'colour', value: 'Red' }] } } });
+    const replace = applyEdit(parser.parse('what about fra1?', now), first);
+    expect(replace).toMatchObject({ kind: 'replace', query: { what: { kind: 'count' }, where: { op: 'eq', field: 'site', value: 'fra1' } } });
+    expect(applyEdit(parser.parse('list the blue boxes', now), first)?.kind).toBe('standalone');
+  });
+});
