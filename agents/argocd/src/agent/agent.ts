@@ -101,9 +101,9 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
   void typed.current();
   const now = options.now ?? Date.now;
   /**
-   * The typed path first: the whole sentence as one query. It answers when every word was applied (or the question
-   * asks for an action); otherwise the intent rules answer, as before, unless they are unsure too, when the typed
-   * reading says what it did not apply.
+   * The typed reading of a question, when it is the one to answer (undefined: the intent rules answer). Actions always;
+   * otherwise see docs/ARCHITECTURE.md, "A typed question": the rules keep what they read completely, on the same fields
+   * and with names the estate has; the typed reading takes the rest it reads.
    */
   async function typedClassification(question: string, contextId: string): Promise<Classification<ArgoIntent> | undefined> {
     if (asksReasoning(question)) return undefined;
@@ -113,10 +113,11 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     const marks = parsed.edit;
     if (parsed.kind !== 'action') {
       // While both readers run, the intent rules keep the questions they read completely and whose answer shape they
-      // have (lists and counts); the typed reading takes actions, breakdowns, rankings, comparisons, named fields,
-      // clusters, follow-ups of a typed answer, and whatever the rules are unsure of.
+      // have (lists and counts); the typed reading takes breakdowns, rankings, comparisons, named fields, follow-ups
+      // of a typed answer, and what the rules are unsure of or read otherwise.
       const old = classifier.classify(question);
-      if (old.intent === 'next_page' && (await options.memoryStore?.load(contextId))?.query !== undefined) {
+      const lastTyped = (await options.memoryStore?.load(contextId))?.query !== undefined;
+      if (old.intent === 'next_page' && lastTyped) {
         // "next page", "list them" after a typed answer: its rows, by the typed path.
         return typedTurn({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);
       }
@@ -124,7 +125,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       const oldSure = old.intent !== 'unknown' && old.intent !== 'help' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
       const shape = parsed.query?.what.kind;
       const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || shape === 'fields';
-      const editsTyped = (await options.memoryStore?.load(contextId))?.query !== undefined && (marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
+      const editsTyped = lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
       // The rules say they read every word of a list question, yet filter on other fields than the typed reading: the
       // typed answer, which names the words it did not apply, is the one that does not mislead.
       const disagree = oldSure && (old.intent === 'list_applications' || old.intent === 'refine') && !sameFields(old, parsed.query) && parsed.unapplied.length <= 2;
@@ -147,8 +148,6 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
   }
   return {
     graph: workflow.graph,
-    /** Live values the typed path's lexicon holds. */
-    lexiconSize: () => typed.size(),
     /** `classification`: the whole question's, when the caller made it (hybrid mode's router): not made again. */
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<ArgoIntent>): Promise<TurnResult<ArgoIntent>> {
       const typedReading = await typedClassification(question, contextId);

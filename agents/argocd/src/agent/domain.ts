@@ -19,24 +19,10 @@ import {
 } from '@flotilla/agent-kit';
 import type { Query } from '@flotilla/query';
 import { NOT_HEALTHY, type ArgoIntent } from './intents.js';
+import { PRESENTATION } from './presentation.js';
 import { planTyped, respondTyped, type TypedQuestion } from './typed.js';
 
-/** Presentation rules of the design note, applied by code. */
-export const PRESENTATION = {
-  /** Up to this many items an answer shows them all. */
-  showWholeMax: 50,
-  /** Above it: a page of this many rows, a summary, and how to continue. */
-  pageRows: 20,
-  /** A count question shows the rows too when there are at most this many. */
-  countRowsMax: 20,
-  /** Unhealthy resources, warning events and log lines a "what's wrong" answer quotes. */
-  diagnosisRows: 8,
-  logLines: 15,
-  /** Warning events of the first unhealthy pod read for a diagnosis. */
-  podEvents: 5,
-  /** Rows of each part of "what needs attention", and resources not synced or not healthy in a details answer. */
-  partRows: 10,
-} as const;
+export { PRESENTATION } from './presentation.js';
 
 type Args = Record<string, unknown>;
 type ListTool = 'list_applications' | 'search_argocd_resources' | 'list_projects' | 'list_applicationsets' | 'list_clusters' | 'query';

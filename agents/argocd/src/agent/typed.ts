@@ -14,6 +14,7 @@ import {
 } from '@flotilla/query';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
+import { PRESENTATION } from './presentation.js';
 
 /**
  * The Argo CD agent's typed path: a sentence parsed into one query (with the live names of the estate in the
@@ -83,7 +84,7 @@ export function liveParser(callTool: CallTool, options: { readonly clock?: () =>
   }
 
   return {
-    /** The parser, with the live names once they have been read (the first call waits for them). */
+    /** The parser, with the live names once they have been read (the first questions wait for them, boundedly). */
     async current(): Promise<Parser> {
       const now = clock();
       const stale = now - loadedAt > LIVE_LEXICON_LIMITS.ttlMs && now - failedAt > LIVE_LEXICON_LIMITS.retryMs;
@@ -101,8 +102,6 @@ export function liveParser(callTool: CallTool, options: { readonly clock?: () =>
       if (!live && loading !== undefined) await Promise.race([loading, new Promise((resolve) => setTimeout(resolve, LIVE_LEXICON_LIMITS.firstWaitMs).unref())]);
       return parser;
     },
-    /** Live values held by the lexicon (a metric's value). */
-    size: (): number => parser.lexicon.liveCount,
   };
 }
 
@@ -116,20 +115,17 @@ export function typedAnswers(parsed: Parsed): boolean {
 export function planTyped(typed: TypedQuestion, previous: Query | undefined, shown: { readonly offset: number; readonly end: number } = { offset: 0, end: 0 }): { readonly calls: readonly ToolCall[]; readonly query: Query | undefined; readonly carried: boolean } {
   if (typed.page === true && previous !== undefined) {
     // The next rows of the last list; the rows of the last count or breakdown, from the first.
-    const position = previous.what.kind === 'list' ? { shown: shown.offset, next: shown.end, size: TYPED_PRESENTATION.pageRows } : { shown: 0, next: 0, size: TYPED_PRESENTATION.pageRows };
-    const query: Query = { ...previous, what: { kind: 'list' }, limit: TYPED_PRESENTATION.pageRows, offset: pageOffset(typed.pageWanted, position) };
+    const position = previous.what.kind === 'list' ? { shown: shown.offset, next: shown.end, size: PRESENTATION.pageRows } : { shown: 0, next: 0, size: PRESENTATION.pageRows };
+    const query: Query = { ...previous, what: { kind: 'list' }, limit: PRESENTATION.pageRows, offset: pageOffset(typed.pageWanted, position) };
     return { calls: [{ tool: 'query', args: query as unknown as Readonly<Record<string, unknown>> }], query, carried: true };
   }
   if (typed.action !== undefined || typed.query === undefined) return { calls: [], query: undefined, carried: false };
   const edited = applyEdit({ kind: 'query', query: typed.query, edit: typed.edit, unapplied: [], corrections: [], inferred: [], notRead: [], clock: false, cut: false }, previous);
   const query = edited?.query ?? typed.query;
-  // A list of up to TYPED_PRESENTATION.showWholeMax is shown whole; a longer one a page at a time.
-  const args = query.what.kind === 'list' ? { ...query, limit: query.limit ?? TYPED_PRESENTATION.showWholeMax, offset: query.offset ?? 0 } : query;
+  // A list of up to PRESENTATION.showWholeMax is shown whole; a longer one a page at a time.
+  const args = query.what.kind === 'list' ? { ...query, limit: query.limit ?? PRESENTATION.showWholeMax, offset: query.offset ?? 0 } : query;
   return { calls: [{ tool: 'query', args: args as unknown as Readonly<Record<string, unknown>> }], query, carried: edited !== undefined && edited.kind !== 'standalone' };
 }
-
-/** The presentation rules of the agent's lists, for typed answers too: up to 50 shown whole, else pages of 20. */
-export const TYPED_PRESENTATION = { showWholeMax: 50, pageRows: 20 } as const;
 
 const readOnly = (verb: string, target: string | undefined): string => {
   const action = ARGOCD_DOMAIN.actions?.find((a) => a.verb === verb);
@@ -216,7 +212,7 @@ export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResu
     const offset = Number(b.offset ?? 0);
     // The first page and the rows fetched to fill what the token budget cut short.
     const all = results.flatMap((r) => (r.isError || !Array.isArray(r.body.items) ? [] : (r.body.items as Record<string, unknown>[])));
-    const items = offset === 0 && total <= TYPED_PRESENTATION.showWholeMax ? all : all.slice(0, TYPED_PRESENTATION.pageRows);
+    const items = offset === 0 && total <= PRESENTATION.showWholeMax ? all : all.slice(0, PRESENTATION.pageRows);
     const end = offset + items.length;
     const columns = [...new Set(items.flatMap((i) => Object.keys(i)))];
     if (offset >= total && total > 0) out.push(`No more: that was all ${total} ${noun(total)}.`);
