@@ -70,6 +70,8 @@ export interface DomainAgentContext<C, I extends string, M, Cfg> {
   readonly upstreamClient: C | undefined;
   /** The agent's metrics (a domain's own gauges, e.g. its lexicon's size). */
   readonly metrics?: FlotillaMetrics | undefined;
+  /** Aborted when the agent closes: work a domain runs beside its turns (reading its lexicon) stops with it. */
+  readonly lifetime?: AbortSignal | undefined;
   /** The clock time windows are measured from; Date.now unless a test fixes it. */
   readonly now: (() => number) | undefined;
   readonly config: Cfg;
@@ -240,6 +242,7 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
       (await definition.hooks?.memoryStore?.(config, { redis, keyPrefix, metrics })) ??
       (redis === undefined ? boundedMemoryStore<M>({ metrics }) : redisMemoryStore<M>({ client: redis, keyPrefix: `${keyPrefix}memory:` }));
     const classifier = definition.classifier({ now: options.now });
+    const lifetime = new AbortController();
     const gate = await startA2AGate(common, { agent: name, metrics, logger });
     let upstreamClient: C | undefined;
     /** The answer over connected tools: their capability index, the domain's workflow and the model's loop over them. */
@@ -266,6 +269,7 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
         answerCache: meteredAnswerCache<CachedTurn<I, M>>(metrics, { store: redis === undefined ? undefined : redisAnswerCache({ client: redis, keyPrefix: `${keyPrefix}answers:` }), logger }),
         upstreamClient,
         metrics,
+        lifetime: lifetime.signal,
         now: options.now,
         config,
       });
@@ -388,6 +392,7 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
         answer: answerWhenConnected(tools, () => metrics.agentTurns.inc({ agent: name, skill: 'none', path: 'none', outcome: 'rejected' })),
       });
     } catch (error) {
+      lifetime.abort();
       await tools.close();
       gate.guard.stop();
       throw error;
@@ -405,6 +410,7 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
       simulator: tools.simulator,
       metrics,
       async close() {
+        lifetime.abort();
         await a2a.close();
         gate.guard.stop();
         await tools.close();

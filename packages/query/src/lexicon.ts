@@ -152,6 +152,19 @@ export class Lexicon {
     if ((fuzzy || sense.k === 'g') && meaningful && words.length === 1) this.fuzzy.add(key);
   }
 
+  readonly #parts = new Map<string, ReadonlySet<string>>();
+
+  /** The parts of one field's live values (split at - . _), built once: "cron" of payments-cron-prod. */
+  partsOf(entity: string, field: string): ReadonlySet<string> {
+    const key = `${entity}.${field}`;
+    let parts = this.#parts.get(key);
+    if (parts === undefined) {
+      parts = new Set(this.valuesOf(entity, field).flatMap((v) => v.split(/[-._]/)));
+      this.#parts.set(key, parts);
+    }
+    return parts;
+  }
+
   /** The live values of one field, lower-cased (at most LEXICON_LIMITS.liveValuesPerField). */
   valuesOf(entity: string, field: string): readonly string[] {
     return this.#values.get(`${entity}.${field}`) ?? [];

@@ -11,7 +11,7 @@ import { NUMBER_WORDS, timeAt, type TimeWindow } from './time.js';
  */
 
 /** Longest question read; the rest is cut (and said). */
-export const PARSE_LIMITS = { maxChars: 2_000, maxTokens: 400 } as const;
+export const PARSE_LIMITS = { maxChars: 2_000, maxTokens: 400, compareCandidates: 12 } as const;
 
 /** Lower case, plain quotes and dashes, contractions and possessives expanded, whitespace collapsed. */
 export function normaliseQuestion(text: string): string {
@@ -109,7 +109,21 @@ const g = (item: Item | undefined): GrammarWord | undefined => {
   const s = item?.senses.find((x) => x.k === 'g');
   return s?.k === 'g' ? s.g : undefined;
 };
-const isG = (item: Item | undefined, ...words: GrammarWord[]): boolean => item !== undefined && item.senses.length > 0 && item.senses.every((s) => s.k === 'g') && words.includes(g(item) as GrammarWord);
+/** The grammar word an item is, when every sense of it is one (its senses are an array it keeps: checked by identity). */
+const grammarOf = new WeakMap<readonly Sense[], GrammarWord | null>();
+function pureG(item: Item): GrammarWord | undefined {
+  let w = grammarOf.get(item.senses);
+  if (w === undefined) {
+    w = item.senses.length > 0 && item.senses.every((s) => s.k === 'g') ? (g(item) ?? null) : null;
+    grammarOf.set(item.senses, w);
+  }
+  return w ?? undefined;
+}
+const isG = (item: Item | undefined, ...words: GrammarWord[]): boolean => {
+  if (item === undefined) return false;
+  const w = pureG(item);
+  return w !== undefined && words.includes(w);
+};
 const senseOf = <K extends Sense['k']>(item: Item | undefined, k: K): Extract<Sense, { k: K }> | undefined => item?.senses.find((s): s is Extract<Sense, { k: K }> => s.k === k);
 
 /** Words that may open a request to act: "please", "can you", "could you please", "go ahead and", "let's". */
@@ -133,6 +147,12 @@ export function createParser(domain: DomainDecl, live?: LiveValues): Parser {
 
 function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): Item[] {
   const items: Item[] = [];
+  // One correction per distinct word of the question, however many phrases it is tried in.
+  const fixes = new Map<string, ReturnType<Lexicon['fuzzy']['correct']>>();
+  const correct = (w: string): ReturnType<Lexicon['fuzzy']['correct']> => {
+    if (!fixes.has(w)) fixes.set(w, lexicon.fuzzy.correct(w));
+    return fixes.get(w);
+  };
   let i = 0;
   while (i < tokens.length) {
     const window = timeAt(tokens, i, now);
@@ -153,11 +173,11 @@ function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): It
         break;
       }
       if (len < 2) continue;
-      const fixes = words.map((w) => (lexicon.lookup(w) === undefined && !nameShaped(w) ? lexicon.fuzzy.correct(w) : undefined));
-      const k = fixes.findIndex((f) => f !== undefined);
-      const fix = fixes[k];
+      const wordFixes = words.map((w) => (lexicon.lookup(w) === undefined && !nameShaped(w) ? correct(w) : undefined));
+      const k = wordFixes.findIndex((f) => f !== undefined);
+      const fix = wordFixes[k];
       if (fix === undefined) continue;
-      const entry = lexicon.lookup(words.map((w, x) => fixes[x]?.word ?? w).join(' '));
+      const entry = lexicon.lookup(words.map((w, x) => wordFixes[x]?.word ?? w).join(' '));
       if (entry === undefined) continue;
       items.push({ kind: 'lex', text: words.join(' '), senses: [...entry.senses], corrected: { from: words[k] ?? '', to: fix.word }, used: false });
       i += len;
@@ -190,7 +210,7 @@ function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): It
       items.push({ kind: 'num', text: tok, senses: [], num: wordNumber, used: false });
       continue;
     }
-    const fix = lexicon.fuzzy.correct(tok);
+    const fix = correct(tok);
     const fixed = fix === undefined ? undefined : lexicon.lookup(fix.word);
     if (fix !== undefined && fixed !== undefined) {
       items.push({ kind: 'lex', text: tok, senses: [...fixed.senses], corrected: { from: tok, to: fix.word }, used: false });
@@ -310,7 +330,7 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     const shaped = it.kind === 'name' || it.kind === 'unknown' ? entity.fields.find((f) => f.pattern?.test(it.text) === true) : undefined;
     if (shaped !== undefined) return { where: { op: 'eq', field: shaped.name, value: it.text }, field: shaped.name };
     // A plain word nothing declares that is part of the estate's names ("cron apps"): a part of a name, said.
-    if (it.kind === 'unknown' && it.text.length >= 3 && /^[a-z]+$/.test(it.text) && lexicon.valuesOf(entity.name, entity.nameField).some((n) => n.split(/[-._]/).includes(it.text))) {
+    if (it.kind === 'unknown' && it.text.length >= 3 && /^[a-z]+$/.test(it.text) && lexicon.partsOf(entity.name, entity.nameField).has(it.text)) {
       inferred.push(`read "${it.text}" as part of ${entity.plural}' names`);
       return { where: { op: 'contains', field: entity.nameField, value: it.text }, field: entity.nameField };
     }
@@ -563,7 +583,8 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   // Comparisons: "more degraded apps in prod-eu-1 or prod-us-1", "compare prod-eu-1 and prod-us-1", "a vs b".
   const compareAt = items.findIndex((it) => isG(it, 'more', 'fewer', 'compare', 'than'));
   if (what === undefined && compareAt >= 0) {
-    const candidates = pending.filter((a) => a.field !== undefined);
+    // Two groups are compared: the first conditions that name them (a bounded search, however long the question).
+    const candidates = pending.filter((a) => a.field !== undefined).slice(0, PARSE_LIMITS.compareCandidates);
     for (let x = 0; x < candidates.length && what === undefined; x += 1) {
       for (let y = x + 1; y < candidates.length; y += 1) {
         const a = candidates[x];

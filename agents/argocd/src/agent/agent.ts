@@ -16,6 +16,8 @@ export interface ArgoCdAgentOptions extends DomainAgentOptions<ArgoIntent, ArgoM
   readonly now?: (() => number) | undefined;
   /** Where the lexicon's size is reported (`flotilla_store_entries{store="lexicon"}`). */
   readonly metrics?: FlotillaMetrics | undefined;
+  /** Aborted when the agent closes: the lexicon's reads stop with it. */
+  readonly lifetime?: AbortSignal | undefined;
 }
 
 /** The intent rules' filter entities, as the typed query's fields. */
@@ -96,7 +98,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     cacheableIntents: CACHEABLE_INTENTS,
     outputSchemas: ARGOCD_OUTPUT_SCHEMAS,
   });
-  const typed = liveParser(mcpToolCaller(options.mcp, { schemas: ARGOCD_OUTPUT_SCHEMAS }), { metrics: options.metrics });
+  const typed = liveParser(mcpToolCaller(options.mcp, { schemas: ARGOCD_OUTPUT_SCHEMAS }), { metrics: options.metrics, lifetime: options.lifetime });
   // The estate's names are read as the agent starts, not by its first question.
   void typed.current();
   const now = options.now ?? Date.now;

@@ -48,7 +48,7 @@ const LIVE_FIELDS: readonly (readonly [entity: string, fields: readonly string[]
 export const LIVE_LEXICON_LIMITS = { ttlMs: 300_000, retryMs: 10_000, pagesPerEntity: 100, pageSize: 100, firstWaitMs: 2_000 } as const;
 
 /** A parser over the live estate's names, read through the domain's own tools, refreshed on a TTL. */
-export function liveParser(callTool: CallTool, options: { readonly clock?: () => number; readonly metrics?: FlotillaMetrics | undefined } = {}) {
+export function liveParser(callTool: CallTool, options: { readonly clock?: () => number; readonly metrics?: FlotillaMetrics | undefined; readonly lifetime?: AbortSignal | undefined } = {}) {
   const clock = options.clock ?? Date.now;
   let parser: Parser = createParser(ARGOCD_DOMAIN);
   let loadedAt = Number.NEGATIVE_INFINITY;
@@ -64,7 +64,8 @@ export function liveParser(callTool: CallTool, options: { readonly clock?: () =>
       if (fields.length === 0) continue;
       const byField: Record<string, string[]> = (values[entity] = {});
       for (let page = 0; page < LIVE_LEXICON_LIMITS.pagesPerEntity; page += 1) {
-        const result = await callTool({ tool: 'list_values', args: { entity, fields, limit: LIVE_LEXICON_LIMITS.pageSize, offset: page * LIVE_LEXICON_LIMITS.pageSize } });
+        if (options.lifetime?.aborted === true) return;
+        const result = await callTool({ tool: 'list_values', args: { entity, fields, limit: LIVE_LEXICON_LIMITS.pageSize, offset: page * LIVE_LEXICON_LIMITS.pageSize } }, options.lifetime);
         if (result.isError) {
           complete = false;
           break;
@@ -88,7 +89,7 @@ export function liveParser(callTool: CallTool, options: { readonly clock?: () =>
     async current(): Promise<Parser> {
       const now = clock();
       const stale = now - loadedAt > LIVE_LEXICON_LIMITS.ttlMs && now - failedAt > LIVE_LEXICON_LIMITS.retryMs;
-      if (stale && loading === undefined) {
+      if (stale && loading === undefined && options.lifetime?.aborted !== true) {
         loading = load()
           .catch(() => {
             failedAt = clock();
