@@ -19,6 +19,7 @@ export {
   type Complexity,
   type Entities,
   type EntityValue,
+  CLASSIFICATION_MEMO,
 } from './rules.js';
 export { questionParts, QUESTION_PARTS } from './parts.js';
 export { REASONING_WORDS, reasoningWords, reasoningNote } from './reasoning.js';

@@ -1,7 +1,8 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, oneValue, questionParts, reasoningWords, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { CLASSIFICATION_MEMO, CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, oneValue, questionParts, reasoningWords, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { conditionsOf, type Lexicon, type Query } from '@flotilla/query';
+import { LRUCache } from 'lru-cache';
+import { conditionsOf, type Lexicon, type Parsed, type Parser, type Query } from '@flotilla/query';
 import { liveParser, typedAnswers, typedOf, type TypedQuestion } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
@@ -102,6 +103,16 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
   // The estate's names are read as the agent starts, not by its first question.
   void typed.current();
   const now = options.now ?? Date.now;
+  // The same question (the many askers of a cached answer) is parsed once per lexicon, unless its reading depends on the
+  // time of asking (a window ending now): bounded like the rules' CLASSIFICATION_MEMO.
+  const parses = new LRUCache<string, { readonly parser: Parser; readonly parsed: Parsed }>({ max: CLASSIFICATION_MEMO.entries });
+  function parseOnce(parser: Parser, question: string): Parsed {
+    const hit = question.length <= CLASSIFICATION_MEMO.maxChars ? parses.get(question) : undefined;
+    if (hit !== undefined && hit.parser === parser) return hit.parsed;
+    const parsed = parser.parse(question, now());
+    if (!parsed.clock && question.length <= CLASSIFICATION_MEMO.maxChars) parses.set(question, { parser, parsed });
+    return parsed;
+  }
   /**
    * The typed reading of a question, when it is the one to answer (undefined: the intent rules answer). Actions always;
    * otherwise see docs/ARCHITECTURE.md, "A typed question": the rules keep what they read completely, on the same fields
@@ -111,14 +122,16 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     if (asksReasoning(question)) return undefined;
     const parser = await typed.current();
     const lexicon = parser.lexicon;
-    const parsed = parser.parse(question, now());
+    const parsed = parseOnce(parser, question);
     const marks = parsed.edit;
     if (parsed.kind !== 'action') {
       // While both readers run, the intent rules keep the questions they read completely and whose answer shape they
       // have (lists and counts); the typed reading takes breakdowns, rankings, comparisons, named fields, follow-ups
       // of a typed answer, and what the rules are unsure of or read otherwise.
       const old = classifier.classify(question);
-      const lastTyped = (await options.memoryStore?.load(contextId))?.query !== undefined;
+      // The conversation's memory is read only when the question may continue a typed answer.
+      const continues = old.intent === 'next_page' || marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
+      const lastTyped = continues && (await options.memoryStore?.load(contextId))?.query !== undefined;
       if (old.intent === 'next_page' && lastTyped) {
         // "next page", "list them" after a typed answer: its rows, by the typed path.
         return typedTurn({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);

@@ -21,7 +21,6 @@ export const APPLICATION_LIST_FIELDS = [
   'items.spec',
   'items.status.sync.status',
   'items.status.health',
-  'items.status.summary',
   'items.status.operationState.phase',
   'items.status.operationState.finishedAt',
 ] as const;
@@ -33,6 +32,8 @@ export interface ApplicationQuery {
   readonly repo?: string | undefined;
   readonly name?: string | undefined;
   readonly appNamespace?: string | undefined;
+  /** Also the images and URLs each application runs and serves (`status.summary`): only when a query reads them. */
+  readonly summary?: boolean | undefined;
 }
 
 export interface ArgoCdClientOptions {
@@ -93,7 +94,7 @@ export class ArgoCdClient {
     if (query.repo !== undefined) params.set('repo', query.repo);
     if (query.name !== undefined) params.set('name', query.name);
     if (query.appNamespace !== undefined) params.set('appNamespace', query.appNamespace);
-    params.set('fields', APPLICATION_LIST_FIELDS.join(','));
+    params.set('fields', [...APPLICATION_LIST_FIELDS, ...(query.summary === true ? ['items.status.summary'] : [])].join(','));
     return this.http.getList({ operation: 'list_applications', path: '/api/v1/applications', query: params, itemSchema: ApplicationListItem, signal });
   }
 

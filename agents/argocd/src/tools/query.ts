@@ -192,7 +192,8 @@ async function runApplications(query: Query, client: ArgoCdClient, directory: Cl
       remedy: 'Ask about one application by name (e.g. its history), or leave that field out of a list.',
     });
   }
-  const apps = await client.listApplications(pushdown(query.where), signal);
+  const summary = [...whereFields, ...grouped].some((f) => f === 'image' || f === 'external_urls');
+  const apps = await client.listApplications({ ...pushdown(query.where), summary }, signal);
   const run = new QueryRun(query, acc, byName);
   for (const app of apps) run.add(app);
   return outcomeOf(query, run, acc, notes, byName);
