@@ -179,3 +179,12 @@ describe('bounded A2A task store', () => {
     expect(raw.bytes[0]).toBe(1);
   });
 });
+
+describe('copying a task', () => {
+  it('keeps a "__proto__" key as data, as JSON.parse made it (the property test once found it dropped)', () => {
+    const value: unknown = JSON.parse('{"":[{"__proto__":0}]}');
+    const { copy, bytes } = copyMeasured(value);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
+    expect(bytes).toBe(Buffer.byteLength(JSON.stringify(value), 'utf8'));
+  });
+});

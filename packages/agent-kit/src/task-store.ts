@@ -106,7 +106,10 @@ export function copyMeasured<T>(value: T, measure = true): { readonly copy: T; r
     for (const key of Object.keys(object)) {
       const item = object[key];
       const kind = typeof item;
-      out[key] = walk(item, false);
+      const copied = walk(item, false);
+      // A "__proto__" key is data (JSON.parse makes it an own property): assigned, it would set the copy's prototype.
+      if (key === '__proto__') Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true });
+      else out[key] = copied;
       if (kind === 'undefined' || kind === 'function' || kind === 'symbol') continue;
       bytes += jsonString(key) + 1;
       written += 1;
