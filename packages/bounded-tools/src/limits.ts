@@ -23,7 +23,7 @@ export const LIMITS = {
   queryMaxLength: 256,
   /** Regex search: characters of one field value a regex is run on (bounds backtracking per value). */
   regexTextMax: 1_024,
-  /** Regex search: repetitions (*, +, {n,m}) in one expression; each more multiplies the backtracking on a long value. */
+  /** Regex search: repetitions (*, +, {n,m}) in one expression, the search for a start of an unanchored one counted; each more multiplies the backtracking on a long value. */
   regexRepeatsMax: 2,
   /** read_result `filter` longest accepted. */
   filterMaxLength: 200,

@@ -21,8 +21,18 @@ describe('search matcher', () => {
       }
     }
     // Quantified groups without inner quantifiers, and inner quantifiers without an outer one, are fine.
-    for (const query of ['(ab)+', '(a+b)', 'payments-(api|web)+', '\\(a+\\)+']) {
+    for (const query of ['(ab)+', '(a+b)', 'payments-(api|web)+', '^\\(a+\\)+']) {
       expect(() => compileMatcher({ query, mode: 'regex', case_sensitive: false })).not.toThrow();
+    }
+  });
+
+  it('counts the search for a start of an unanchored expression as a repetition', () => {
+    // "a*a+!" unanchored is cubic on a run of "a"; anchored, it is quadratic.
+    for (const query of ['a*a+!', '.*prod.*', '^a*b|a*b+c']) {
+      expect(() => compileMatcher({ query, mode: 'regex', case_sensitive: false }), query).toThrow(/counting the search for a start/);
+    }
+    for (const query of ['^a*a+!', 'payments-.*-prod', '^[a-z]+-[a-z]+$', '^a|b.*c']) {
+      expect(() => compileMatcher({ query, mode: 'regex', case_sensitive: false }), query).not.toThrow();
     }
   });
 

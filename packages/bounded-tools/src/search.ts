@@ -50,9 +50,13 @@ export function compileMatcher(options: Pick<SearchOptions, 'query' | 'mode' | '
     );
   }
   if (risk === 'repeats') {
-    throw new FlotillaError('invalid_argument', `query has more than ${LIMITS.regexRepeatsMax} repetitions (*, + or {n,m}), which can take polynomial time on long values`, {
-      remedy: `Use at most ${LIMITS.regexRepeatsMax} (e.g. "^payments-.*-prod$"), or use mode "substring".`,
-    });
+    throw new FlotillaError(
+      'invalid_argument',
+      `query has more than ${LIMITS.regexRepeatsMax} repetitions (*, + or {n,m}), counting the search for a start when it does not begin with "^", which can take polynomial time on long values`,
+      {
+        remedy: `Anchor it with "^" and use at most ${LIMITS.regexRepeatsMax} repetitions (e.g. "^payments-.*-prod$"), drop a leading or trailing ".*" (a search matches anywhere), or use mode "substring".`,
+      },
+    );
   }
   let regex: RegExp;
   try {
@@ -75,7 +79,9 @@ const GROUP_PREFIX = /^\?(?::|=|!|<=|<!|<[^>]*>)/;
  * - 'repeated_group': a group repeated more than once holding anything but plain text or alternatives of plain text
  *   that start with different characters ("(a+)+", "(x*y*)*", "(.|.)+", "(a|aa)+", "((a+))+": exponential time);
  *   "(ab)+" and "(api|web)+" match one way only and are fine;
- * - 'repeats': more than LIMITS.regexRepeatsMax repetitions in all (".*.*.*.*x": polynomial time of a high degree).
+ * - 'repeats': more than LIMITS.regexRepeatsMax repetitions in all (".*.*.*.*x": polynomial time of a high degree),
+ *   where a pattern that does not begin with "^" (or has alternatives at the top) counts one more: the engine tries
+ *   every start, so "a*a+!" is cubic on a run of "a" (seconds on LIMITS.regexTextMax characters) and "^a*a+!" quadratic.
  */
 function backtrackingRisk(pattern: string): 'repeated_group' | 'repeats' | undefined {
   interface Group {
@@ -94,7 +100,9 @@ function backtrackingRisk(pattern: string): 'repeated_group' | 'repeats' | undef
     if (group.atBranchStart) group.firsts.push((plain ?? '').toLowerCase());
     group.atBranchStart = false;
   };
-  let repeats = 0;
+  // An unanchored pattern is tried at every start: one repetition more. Top-level alternatives are checked at the end.
+  let repeats = pattern.startsWith('^') ? 0 : 1;
+  let topAlternatives = false;
   /** The group that ended just before the current position, if the last atom was one. */
   let closed: Group | undefined;
   for (let i = 0; i < pattern.length; ) {
@@ -138,6 +146,10 @@ function backtrackingRisk(pattern: string): 'repeated_group' | 'repeats' | undef
       if (group !== undefined) {
         if (group.atBranchStart) group.firsts.push('');
         group.atBranchStart = true;
+      } else if (!topAlternatives && pattern.startsWith('^')) {
+        // "^a|b.*c": only the first alternative is anchored.
+        topAlternatives = true;
+        if (++repeats > LIMITS.regexRepeatsMax) return 'repeats';
       }
       i += 1;
     } else {
