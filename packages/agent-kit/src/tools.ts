@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, SdkHttpError, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import { describeError, FlotillaError, redactUrl, tokenSchema, type Logger, type SettingsSpec } from '@flotilla/core';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
+import { compiledOnFirstUse, describeError, FlotillaError, redactUrl, tokenSchema, type Logger, type SettingsSpec } from '@flotilla/core';
 import type { AnswerTurn } from './executor.js';
 
 /** The token an agent sends to its MCP server: one (the server takes several during a rotation), core's `tokenSchema`. */
@@ -167,7 +168,8 @@ function connectRemote<T>(agent: string, mcpUrl: string, mcpToken: string | unde
 
   /** One attempt: connect and prepare within the attempt's time, or reject (the client closed). */
   const attempt = async (): Promise<{ readonly client: Client; readonly prepared: T }> => {
-    const client = new Client({ name: `flotilla-${agent}-agent`, version: '0.1.0' });
+    // Output validators compile when their tool is first called, not all at the first call.
+    const client = new Client({ name: `flotilla-${agent}-agent`, version: '0.1.0' }, { jsonSchemaValidator: compiledOnFirstUse(new AjvJsonSchemaValidator()) });
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Error(`timed out: no answer within ${limits.attemptTimeoutMs} ms`)), limits.attemptTimeoutMs);
     const signal = AbortSignal.any([stop.signal, timeout.signal]);

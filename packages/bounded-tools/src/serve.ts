@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createMcpHandler, type JSONRPCRequest, type McpHttpHandler, type McpServer } from '@modelcontextprotocol/server';
 import type { Client } from '@modelcontextprotocol/client';
-import { describeError, FlotillaError, TOKEN_MIN_CHARS, type Logger } from '@flotilla/core';
+import { compiledOnFirstUse, describeError, FlotillaError, TOKEN_MIN_CHARS, type Logger } from '@flotilla/core';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { fastPathRequest, JsonExchangeTransport } from './exchange.js';
 
@@ -348,7 +348,9 @@ export async function connectInProcess(server: McpServer, version: string): Prom
   const { Client, InMemoryTransport } = await import('@modelcontextprotocol/client');
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
-  const client = new Client({ name: 'flotilla-in-process', version });
+  const { AjvJsonSchemaValidator } = await import('@modelcontextprotocol/client/validators/ajv');
+  // Output validators compile when their tool is first called, not all at the first call.
+  const client = new Client({ name: 'flotilla-in-process', version }, { jsonSchemaValidator: compiledOnFirstUse(new AjvJsonSchemaValidator()) });
   await client.connect(clientSide);
   return {
     client,

@@ -66,3 +66,4 @@ export {
   type IdleMemoryOptions,
   type IdleMemoryWatch,
 } from './idle-memory.js';
+export { compiledOnFirstUse } from './compiled-on-first-use.js';

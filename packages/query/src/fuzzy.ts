@@ -47,26 +47,55 @@ function deletes(word: string, depth: number, out: Set<string>): void {
   }
 }
 
+/**
+ * FNV-1a (32 bits) of `word` without its character at `skip` (-1: all of it), made without building that string: the
+ * index keys deletions by their hash, so it holds numbers, not a string per deletion. A collision only adds a
+ * candidate, which the edit distance then rules out.
+ */
+function hashWithout(word: string, skip: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < word.length; i += 1) {
+    if (i === skip) continue;
+    h ^= word.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
 export interface Correction {
   readonly word: string;
   readonly distance: number;
 }
 
 export class FuzzyIndex {
-  readonly #byDelete = new Map<string, string[]>();
+  /** Hash of a word or of one of its single deletions → the index of the word in #list (several: an array). */
+  readonly #byDelete = new Map<number, number | number[]>();
   readonly #words = new Set<string>();
+  readonly #list: string[] = [];
 
   add(word: string): void {
     if (this.#words.has(word) || this.#words.size >= FUZZY_LIMITS.maxWords || word.length > FUZZY_LIMITS.maxWordChars || word.length < 4) return;
     this.#words.add(word);
+    const index = this.#list.push(word) - 1;
     // The index holds single deletions only; a lookup deletes up to two from the word asked: cheap to build, and it
     // still finds a swap, a substitution, a letter missing or one too many, and two letters too many.
-    const keys = new Set<string>([word]);
-    deletes(word, 1, keys);
-    for (const k of keys) {
-      const list = this.#byDelete.get(k);
-      if (list === undefined) this.#byDelete.set(k, [word]);
-      else list.push(word);
+    for (let skip = -1; skip < word.length; skip += 1) {
+      const key = hashWithout(word, skip);
+      const at = this.#byDelete.get(key);
+      if (at === undefined) this.#byDelete.set(key, index);
+      else if (typeof at === 'number') {
+        if (at !== index) this.#byDelete.set(key, [at, index]);
+      } else if (at[at.length - 1] !== index) at.push(index);
+    }
+  }
+
+  /** The words whose own or single-deletion hash is `key`'s. */
+  *#candidates(key: string): Iterable<string> {
+    const at = this.#byDelete.get(hashWithout(key, -1));
+    if (at === undefined) return;
+    for (const i of typeof at === 'number' ? [at] : at) {
+      const word = this.#list[i];
+      if (word !== undefined) yield word;
     }
   }
 
@@ -93,7 +122,7 @@ export class FuzzyIndex {
     const seen = new Set<string>();
     const letters = word.length === 4 ? [...word].sort().join('') : '';
     for (const k of keys) {
-      for (const candidate of this.#byDelete.get(k) ?? []) {
+      for (const candidate of this.#candidates(k)) {
         if (seen.has(candidate)) continue;
         seen.add(candidate);
         const limit = Math.min(max, allowedEdits(candidate.length));

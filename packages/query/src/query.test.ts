@@ -46,6 +46,30 @@ describe('fuzzy index', () => {
       { numRuns: 300, seed: 7 },
     );
   });
+
+  it('finds a word one edit away (a letter missing, one too many, one changed, two swapped) among many', () => {
+    const edit = fc.tuple(fc.constantFrom('delete', 'insert', 'substitute', 'swap'), fc.nat(), fc.constantFrom(...'abcdefghij-0'));
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9-]{4,20}$/), { minLength: 1, maxLength: 200 }), fc.nat(), edit, (words, pick, [kind, at, letter]) => {
+        const index = new FuzzyIndex();
+        for (const w of words) index.add(w);
+        const word = words[pick % words.length] ?? '';
+        const i = at % word.length;
+        const typo =
+          kind === 'delete' ? word.slice(0, i) + word.slice(i + 1)
+          : kind === 'insert' ? word.slice(0, i) + letter + word.slice(i)
+          : kind === 'substitute' ? word.slice(0, i) + letter + word.slice(i + 1)
+          : word.slice(0, i) + (word[i + 1] ?? '') + (word[i] ?? '') + word.slice(i + 2);
+        if (typo === word || index.has(typo) || typo.length < 5) return;
+        // Another word as near (or nearer) makes it no guess; otherwise the word is found.
+        const rivals = words.filter((w) => w !== word && editDistance(w, typo, 1) <= 1);
+        const found = index.correct(typo);
+        if (rivals.length === 0) expect(found?.word).toBe(word);
+        else expect(found?.word).not.toBe(word);
+      }),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe('query schema', () => {
