@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ClientFactory } from '@a2a-js/sdk/client';
-import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent } from '@flotilla/agent-argocd';
+import { ARGOCD_AGENT_SETTINGS, ARGOCD_DOMAIN, startArgoCdAgent } from '@flotilla/agent-argocd';
+import { createParser, PARSE_LIMITS } from '@flotilla/query';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import type { Estates } from './answer-questions.js';
 import { ask, judge, type Verdict } from './answers.js';
@@ -29,10 +30,65 @@ export interface TypedAnswersRun {
   readonly tally: ConstructionTally;
   readonly seconds: number;
   readonly rows: readonly TypedAnswerRow[];
+  /** When asked for (the bench; not the tests). */
+  readonly parse?: ParseTiming;
+}
+
+/** How long the typed parser takes on the longest question it reads (PARSE_LIMITS.maxChars), over the estate's names. */
+export interface ParseTiming {
+  readonly questions: number;
+  readonly chars: number;
+  readonly liveValues: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+/** Parses counted for the timing, after as many untimed (the parser's code compiled, as in a running agent). */
+const PARSE_RUNS = 2_000;
+
+/**
+ * Questions of PARSE_LIMITS.maxChars characters, each generated questions joined with ", and " (so every part is
+ * read, typos and all), parsed by a parser over the estate's live names (what list_values reads), one at a time.
+ */
+export function timeParse(d: Estates, seed: number): ParseTiming {
+  const labels = (k: string): string[] => d.apps.map((a) => a.metadata.labels?.[k]).filter((v): v is string => v !== undefined);
+  const distinct = (xs: readonly (string | undefined)[]): string[] => [...new Set(xs.filter((x): x is string => x !== undefined && x !== ''))];
+  const values = {
+    applications: {
+      name: distinct(d.apps.map((a) => a.metadata.name)),
+      project: distinct(d.apps.map((a) => a.spec.project)),
+      cluster: distinct([...d.clusters.map((c) => c.name), ...d.apps.map((a) => a.spec.destination.name ?? a.spec.destination.server)]),
+      namespace: distinct(d.apps.map((a) => a.spec.destination.namespace)),
+      repo: distinct(d.apps.flatMap((a) => [a.spec.source?.repoURL, ...(a.spec.sources ?? []).map((s) => s.repoURL)])),
+      env: distinct(labels('env')),
+      team: distinct(labels('team')),
+      region: distinct(labels('region')),
+      tier: distinct(labels('tier')),
+    },
+    clusters: { name: distinct(d.clusters.map((c) => c.name)), server: distinct(d.clusters.map((c) => c.server)) },
+  };
+  const parser = createParser(ARGOCD_DOMAIN, values);
+  const pool = typedQuestions(d, 400, seed + 1).map((q) => q.ask);
+  const long: string[] = [];
+  for (let i = 0; long.length < 50; i += 1) {
+    let text = pool[i % pool.length] ?? '';
+    for (let j = 1; text.length < PARSE_LIMITS.maxChars; j += 1) text += `, and ${pool[(i * 7 + j) % pool.length] ?? ''}`;
+    long.push(text.slice(0, PARSE_LIMITS.maxChars));
+  }
+  const times: number[] = [];
+  for (let run = 0; run < PARSE_RUNS * 2; run += 1) {
+    const question = long[run % long.length] ?? '';
+    const began = performance.now();
+    parser.parse(question, d.now);
+    if (run >= PARSE_RUNS) times.push(performance.now() - began);
+  }
+  times.sort((a, b) => a - b);
+  const at = (q: number): number => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? Number.NaN;
+  return { questions: times.length, chars: PARSE_LIMITS.maxChars, liveValues: parser.lexicon.liveCount, p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 
 /** Asks `n` generated questions (seeded) of an Argo CD agent started here against `argoUrl`. */
-export async function runTypedAnswers(options: { readonly argoUrl: string; readonly token: string; readonly d: Estates; readonly n: number; readonly seed?: number; readonly progress?: (line: string) => void }): Promise<TypedAnswersRun> {
+export async function runTypedAnswers(options: { readonly argoUrl: string; readonly token: string; readonly d: Estates; readonly n: number; readonly seed?: number; readonly progress?: (line: string) => void; readonly timeParse?: boolean }): Promise<TypedAnswersRun> {
   const seed = options.seed ?? 31;
   const questions = typedQuestions(options.d, options.n, seed);
   const dataDir = await mkdtemp(join(tmpdir(), 'flotilla-typed-answers-'));
@@ -51,7 +107,7 @@ export async function runTypedAnswers(options: { readonly argoUrl: string; reado
       rows.push({ construction: q.construction, question: q.ask, verdict, why, answer: reply.answer.slice(0, 600) });
       if ((i + 1) % 500 === 0) options.progress?.(`answers (generated): ${i + 1}/${questions.length} questions\n`);
     }
-    return { questions: questions.length, seed, tally: tallyByConstruction(rows), seconds: (performance.now() - began) / 1000, rows };
+    return { questions: questions.length, seed, tally: tallyByConstruction(rows), seconds: (performance.now() - began) / 1000, rows, ...(options.timeParse === true ? { parse: timeParse(options.d, seed) } : {}) };
   } finally {
     await agent.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -19,3 +19,4 @@ export { ARGOCD_AGENT, startArgoCdAgent, ARGOCD_AGENT_SETTINGS, ARGOCD_AGENT_CAR
 export { createArgoCdClassifier, ARGOCD_INTENTS, NOT_HEALTHY, type ArgoIntent, type ArgoCdClassifierOptions } from './agent/intents.js';
 export { argoCdDomain, createArgoCdDomain, applicationFilters, describeFilters, PRESENTATION, type ArgoMemory, type ArgoCdDomainOptions } from './agent/domain.js';
 export { ARGOCD_PROMPT } from './agent/prompt.js';
+export { ARGOCD_DOMAIN } from './query/declare.js';

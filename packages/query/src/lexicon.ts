@@ -77,6 +77,8 @@ export type Tokenizer = (text: string) => readonly string[];
 
 export class Lexicon {
   readonly #phrases = new Map<string, LexiconEntry>();
+  /** Every phrase's starts, word by word ("out", "out of", "out of sync"): where a longer phrase may still match. */
+  readonly #starts = new Set<string>();
   readonly fuzzy = new FuzzyIndex();
   /** The spelling of each live value by its lower-case form. */
   readonly spelling = new Map<string, string>();
@@ -141,6 +143,7 @@ export class Lexicon {
     const words = this.tokenize(phrase.toLowerCase());
     if (words.length === 0 || words.length > LEXICON_LIMITS.phraseWords) return;
     const key = words.join(' ');
+    for (let j = 1, start = words[0] ?? ''; j <= words.length; start = `${start} ${words[j] ?? ''}`, j += 1) this.#starts.add(start);
     const entry = this.#phrases.get(key);
     const same = (a: Sense, b: Sense): boolean => JSON.stringify(a) === JSON.stringify(b);
     if (entry === undefined) this.#phrases.set(key, { senses: [sense], live });
@@ -168,6 +171,11 @@ export class Lexicon {
   /** The live values of one field, lower-cased (at most LEXICON_LIMITS.liveValuesPerField). */
   valuesOf(entity: string, field: string): readonly string[] {
     return this.#values.get(`${entity}.${field}`) ?? [];
+  }
+
+  /** Whether some phrase starts with these words (or is them). */
+  startsPhrase(words: string): boolean {
+    return this.#starts.has(words);
   }
 
   lookup(key: string): LexiconEntry | undefined {

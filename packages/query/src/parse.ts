@@ -103,21 +103,22 @@ interface Item {
   readonly num?: number;
   readonly corrected?: Correction;
   used: boolean;
+  /** The senses `pure` was computed for, and the grammar word the item is when every one of them is one (see pureG). */
+  pureOf?: readonly Sense[];
+  pure?: GrammarWord | null;
 }
 
 const g = (item: Item | undefined): GrammarWord | undefined => {
   const s = item?.senses.find((x) => x.k === 'g');
   return s?.k === 'g' ? s.g : undefined;
 };
-/** The grammar word an item is, when every sense of it is one (its senses are an array it keeps: checked by identity). */
-const grammarOf = new WeakMap<readonly Sense[], GrammarWord | null>();
+/** The grammar word an item is, when every sense of it is one (kept on the item for its current senses array). */
 function pureG(item: Item): GrammarWord | undefined {
-  let w = grammarOf.get(item.senses);
-  if (w === undefined) {
-    w = item.senses.length > 0 && item.senses.every((s) => s.k === 'g') ? (g(item) ?? null) : null;
-    grammarOf.set(item.senses, w);
+  if (item.pureOf !== item.senses) {
+    item.pure = item.senses.length > 0 && item.senses.every((s) => s.k === 'g') ? (g(item) ?? null) : null;
+    item.pureOf = item.senses;
   }
-  return w ?? undefined;
+  return item.pure ?? undefined;
 }
 const isG = (item: Item | undefined, ...words: GrammarWord[]): boolean => {
   if (item === undefined) return false;
@@ -153,6 +154,12 @@ function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): It
     if (!fixes.has(w)) fixes.set(w, lexicon.fuzzy.correct(w));
     return fixes.get(w);
   };
+  // Per token, once: whether the lexicon knows it alone, and its correction when it does not (lazily).
+  const known = tokens.map((t) => lexicon.lookup(t) !== undefined);
+  const fixAt = (x: number): ReturnType<Lexicon['fuzzy']['correct']> => {
+    const w = tokens[x] ?? '';
+    return known[x] === true || nameShaped(w) ? undefined : correct(w);
+  };
   let i = 0;
   while (i < tokens.length) {
     const window = timeAt(tokens, i, now);
@@ -163,23 +170,38 @@ function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): It
     }
     // The longest phrase at i, a word of it corrected when the lexicon lacks it ("out of snyc" before "out of").
     let matched = false;
-    for (let len = Math.min(lexicon.longestPhrase, tokens.length - i); len >= 1; len -= 1) {
-      const words = tokens.slice(i, i + len);
-      const exact = lexicon.lookup(words.join(' '));
+    // The phrases at i, shortest first: a longer one is tried only when the shorter is the start of some phrase.
+    const phrases: string[] = [];
+    for (let len = 1, text = '', fixedText = ''; len <= Math.min(lexicon.longestPhrase, tokens.length - i); len += 1) {
+      const word = tokens[i + len - 1] ?? '';
+      const fixedWord = fixAt(i + len - 1)?.word ?? word;
+      text = len === 1 ? word : `${text} ${word}`;
+      fixedText = len === 1 ? fixedWord : `${fixedText} ${fixedWord}`;
+      phrases.push(text);
+      if (!lexicon.startsPhrase(text) && !lexicon.startsPhrase(fixedText)) break;
+    }
+    for (let len = phrases.length; len >= 1; len -= 1) {
+      const text = phrases[len - 1] ?? '';
+      const exact = lexicon.lookup(text);
       if (exact !== undefined) {
-        items.push({ kind: 'lex', text: words.join(' '), senses: [...exact.senses], used: false });
+        items.push({ kind: 'lex', text, senses: [...exact.senses], used: false });
         i += len;
         matched = true;
         break;
       }
       if (len < 2) continue;
-      const wordFixes = words.map((w) => (lexicon.lookup(w) === undefined && !nameShaped(w) ? correct(w) : undefined));
-      const k = wordFixes.findIndex((f) => f !== undefined);
-      const fix = wordFixes[k];
+      let k = -1;
+      const fixed: string[] = [];
+      for (let x = 0; x < len; x += 1) {
+        const f = fixAt(i + x);
+        if (f !== undefined && k < 0) k = x;
+        fixed.push(f?.word ?? tokens[i + x] ?? '');
+      }
+      const fix = k < 0 ? undefined : fixAt(i + k);
       if (fix === undefined) continue;
-      const entry = lexicon.lookup(words.map((w, x) => wordFixes[x]?.word ?? w).join(' '));
+      const entry = lexicon.lookup(fixed.join(' '));
       if (entry === undefined) continue;
-      items.push({ kind: 'lex', text: words.join(' '), senses: [...entry.senses], corrected: { from: words[k] ?? '', to: fix.word }, used: false });
+      items.push({ kind: 'lex', text, senses: [...entry.senses], corrected: { from: tokens[i + k] ?? '', to: fix.word }, used: false });
       i += len;
       matched = true;
       break;
