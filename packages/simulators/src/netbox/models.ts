@@ -1,4 +1,4 @@
-import { CABLE_TYPES, IP_ROLES, STATUS } from './catalog.js';
+import { CABLE_TYPES, IP_ROLES, STATUS, TENANTS } from './catalog.js';
 import { parseIp, parseNetwork, contains, type Family, type IpNetwork } from './ip.js';
 import { compileModel, type FilterSpec, type Model } from './query.js';
 import type {
@@ -10,6 +10,8 @@ import type {
   NetBoxModule,
   NetBoxPrefix,
   NetBoxRack,
+  NetBoxNamedRef,
+  NetBoxSite,
   NetBoxTagRef,
   NetBoxVlan,
 } from './types.js';
@@ -25,6 +27,14 @@ export const MODEL_PATHS = [
   'ipam/vlans',
   'ipam/prefixes',
   'ipam/ip-addresses',
+  // Organisational lists: what a lexicon reads names from.
+  'dcim/regions',
+  'dcim/manufacturers',
+  'dcim/device-types',
+  'dcim/device-roles',
+  'dcim/platforms',
+  'tenancy/tenants',
+  'extras/tags',
 ] as const;
 export type ModelPath = (typeof MODEL_PATHS)[number];
 
@@ -46,6 +56,13 @@ interface Lookups {
   regions: ReadonlySet<string>;
   manufacturers: ReadonlySet<string>;
   platforms: ReadonlySet<string>;
+  platformIds: ReadonlySet<number>;
+  manufacturerIds: ReadonlySet<number>;
+  regionIds: ReadonlySet<number>;
+  tenants: ReadonlySet<string>;
+  tenantIds: ReadonlySet<number>;
+  deviceTypes: ReadonlySet<string>;
+  deviceTypeIds: ReadonlySet<number>;
   /** Device by id, for filters on interfaces, cables, modules and addresses that go through their device. */
   device: (id: number) => NetBoxDevice | undefined;
 }
@@ -104,6 +121,13 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
     regions: new Set(estate.regions.map((r) => r.slug)),
     manufacturers: new Set(estate.manufacturers.map((m) => m.slug)),
     platforms: new Set(estate.platforms.map((p) => p.slug)),
+    platformIds: new Set(estate.platforms.map((p) => p.id)),
+    manufacturerIds: new Set(estate.manufacturers.map((m) => m.id)),
+    regionIds: new Set(estate.regions.map((r) => r.id)),
+    tenants: new Set(TENANTS.map((t) => t.slug)),
+    tenantIds: new Set(TENANTS.map((t) => t.id)),
+    deviceTypes: new Set(estate.devices.map((d) => d.device_type.slug)),
+    deviceTypeIds: new Set(estate.devices.map((d) => d.device_type.id)),
     device: (id) => devices.get(id),
   };
   const hosts = new Map<NetBoxIpAddress, { family: Family; value: bigint } | undefined>();
@@ -119,8 +143,58 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
   const ipDevice = (ip: NetBoxIpAddress): NetBoxDevice | undefined =>
     ip.assigned_object_type === 'dcim.interface' && ip.assigned_object !== null ? devices.get(ip.assigned_object.device.id) : undefined;
   const deviceRole = (i: NetBoxInterface): string | null => devices.get(i.device.id)?.role.slug ?? null;
+  const sites = new Map(estate.sites.map((x) => [x.id, x]));
+  const siteRegion = (siteId: number | undefined): { id: number; slug: string } | null => (siteId === undefined ? null : (sites.get(siteId)?.region ?? null));
+  /** The tenant filters every tenancy-aware model has (TenancyFilterSet). */
+  const tenancy = <T extends { tenant: NetBoxNamedRef | null }>(): Record<string, FilterSpec<T>> => ({
+    tenant: { kind: 'model-slug', key: (x) => x.tenant?.slug ?? null, exists: (slug) => l.tenants.has(slug) },
+    tenant_id: { kind: 'model-id', key: (x) => x.tenant?.id ?? null, exists: (id) => l.tenantIds.has(id) },
+  });
+  /** How many devices point at each organisational object, by a key of the device. */
+  const deviceCount = (key: (d: NetBoxDevice) => number | undefined): ((id: number) => number) => {
+    const counts = new Map<number, number>();
+    for (const d of estate.devices) {
+      const k = key(d);
+      if (k !== undefined) counts.set(k, (counts.get(k) ?? 0) + 1);
+    }
+    return (id) => counts.get(id) ?? 0;
+  };
+  const named = <T extends { id: number; name: string; slug: string; description?: string }>(path: ModelPath, verbose: string, items: readonly T[], extra: Record<string, FilterSpec<T>> = {}) =>
+    compileModel({
+      path,
+      verbose,
+      items,
+      briefKeys: ['id', 'url', 'display', 'name', 'slug', 'description', '_depth'],
+      filters: { id: idFilter(), name: { kind: 'char', key: (x) => x.name }, slug: { kind: 'char', key: (x) => x.slug }, ...extra },
+      search: { contains: (x) => [x.name, x.slug, x.description] },
+    });
+  const byTypeId = new Map(estate.devices.map((d) => [d.device_type.id, d.device_type]));
+  const typeDevices = deviceCount((d) => d.device_type.id);
+  const manufacturerTypes = new Map<number, number>();
+  for (const t of byTypeId.values()) manufacturerTypes.set(t.manufacturer.id, (manufacturerTypes.get(t.manufacturer.id) ?? 0) + 1);
+  const roleDevices = deviceCount((d) => d.role.id);
+  const platformDevices = deviceCount((d) => d.platform?.id);
+  const tenantDevices = deviceCount((d) => d.tenant?.id ?? undefined);
+  const regionSites = new Map<number, number>();
+  for (const x of estate.sites) if (x.region !== null) regionSites.set(x.region.id, (regionSites.get(x.region.id) ?? 0) + 1);
+  const tagged = new Map<string, number>();
+  for (const list of [estate.devices, estate.interfaces, estate.sites, estate.vlans, estate.prefixes, estate.ipAddresses] as readonly (readonly { tags: readonly NetBoxTagRef[] }[])[]) {
+    for (const x of list) for (const t of x.tags) tagged.set(t.slug, (tagged.get(t.slug) ?? 0) + 1);
+  }
 
   const models = [
+    named('dcim/regions', 'Region', estate.regions.map((r) => ({ ...r, site_count: regionSites.get(r.id) ?? 0 }))),
+    named('dcim/manufacturers', 'Manufacturer', estate.manufacturers.map((m) => ({ ...m, devicetype_count: manufacturerTypes.get(m.id) ?? 0 }))),
+    named(
+      'dcim/device-types',
+      'DeviceType',
+      [...byTypeId.values()].sort((a, b) => a.id - b.id).map((t) => ({ ...t, name: t.model, device_count: typeDevices(t.id) })),
+      { manufacturer: { kind: 'model-slug', key: (t) => t.manufacturer.slug, exists: (slug) => l.manufacturers.has(slug) }, model: { kind: 'char', key: (t) => t.model } },
+    ),
+    named('dcim/device-roles', 'DeviceRole', estate.deviceRoles.map((r) => ({ ...r, device_count: roleDevices(r.id) }))),
+    named('dcim/platforms', 'Platform', estate.platforms.map((p) => ({ ...p, device_count: platformDevices(p.id) }))),
+    named('tenancy/tenants', 'Tenant', TENANTS.map((t) => ({ ...t, device_count: tenantDevices(t.id) }))),
+    named('extras/tags', 'Tag', estate.tags.map((t) => ({ ...t, description: '', tagged_items: tagged.get(t.slug) ?? 0 }))),
     compileModel({
       path: 'dcim/sites',
       verbose: 'Site',
@@ -132,6 +206,8 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
         slug: { kind: 'char', key: (s) => s.slug },
         status: { kind: 'choice', key: (s) => s.status.value, choices: choices(STATUS.site) },
         region: { kind: 'model-slug', key: (s) => s.region?.slug ?? null, exists: (slug) => l.regions.has(slug) },
+        region_id: { kind: 'model-id', key: (s) => s.region?.id ?? null, exists: (id) => l.regionIds.has(id) },
+        ...tenancy<NetBoxSite>(),
         tag: tagFilter(l),
       },
       search: { contains: (s) => [s.name, s.facility, s.description, s.physical_address, s.shipping_address, s.comments] },
@@ -163,9 +239,17 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
         role: { kind: 'model-slug', key: (d) => d.role.slug, exists: (slug) => l.deviceRoles.has(slug) },
         role_id: { kind: 'model-id', key: (d) => d.role.id, exists: (id) => l.deviceRoleIds.has(id) },
         manufacturer: { kind: 'model-slug', key: (d) => d.device_type.manufacturer.slug, exists: (slug) => l.manufacturers.has(slug) },
+        manufacturer_id: { kind: 'model-id', key: (d) => d.device_type.manufacturer.id, exists: (id) => l.manufacturerIds.has(id) },
+        device_type: { kind: 'model-slug', key: (d) => d.device_type.slug, exists: (slug) => l.deviceTypes.has(slug) },
+        device_type_id: { kind: 'model-id', key: (d) => d.device_type.id, exists: (id) => l.deviceTypeIds.has(id) },
         platform: { kind: 'model-slug', key: (d) => d.platform?.slug ?? null, exists: (slug) => l.platforms.has(slug) },
+        platform_id: { kind: 'model-id', key: (d) => d.platform?.id ?? null, exists: (id) => l.platformIds.has(id) },
+        region: { kind: 'model-slug', key: (d) => siteRegion(d.site.id)?.slug ?? null, exists: (slug) => l.regions.has(slug) },
+        region_id: { kind: 'model-id', key: (d) => siteRegion(d.site.id)?.id ?? null, exists: (id) => l.regionIds.has(id) },
+        ...tenancy<NetBoxDevice>(),
         status: { kind: 'choice', key: (d) => d.status.value, choices: choices(STATUS.device) },
         serial: { kind: 'char', key: (d) => d.serial },
+        asset_tag: { kind: 'char', key: (d) => d.asset_tag },
         has_primary_ip: { kind: 'bool', key: (d) => d.primary_ip !== null },
         tag: tagFilter(l),
       },
@@ -195,6 +279,9 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
           },
         },
         enabled: { kind: 'bool', key: (i) => i.enabled },
+        mark_connected: { kind: 'bool', key: (i) => i.mark_connected },
+        speed: { kind: 'number', key: (i) => i.speed },
+        mtu: { kind: 'number', key: (i) => i.mtu },
         mgmt_only: { kind: 'bool', key: (i) => i.mgmt_only },
         cabled: { kind: 'bool', key: (i) => i.cable !== null },
         connected: { kind: 'bool', key: (i) => i.connected_endpoints_reachable === true },

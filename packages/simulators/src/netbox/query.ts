@@ -144,66 +144,84 @@ export function compileModel<T extends object>(spec: ModelSpec<T>): Model {
     const predicates: ((item: T) => boolean)[] = [];
     const errors: FilterErrors = {};
     let none = false;
-    const lookup = (name: string, key: (item: T) => Key | readonly Key[], keys: readonly Key[]): void => {
+    /** Positions of the items any key matches (NetBox ORs a repeated parameter). */
+    const lookup = (name: string, key: (item: T) => Key | readonly Key[], keys: readonly Key[]): readonly number[] => {
       const map = postingsFor(name, key);
-      lists.push(union(keys.map((k) => map.get(k) ?? [])));
+      return union(keys.map((k) => map.get(k) ?? []));
     };
-    for (const [name, filter] of Object.entries(spec.filters)) {
-      const values = params.getAll(name).filter((v) => v !== '');
-      if (values.length === 0) continue;
+    /**
+     * The positions one filter's values select, or undefined when the filter stays off; an error is recorded under
+     * `param` (the name as sent: `site` or `site__n`). `negated`: for a tag, any of them (an object is excluded when it
+     * carries one), else all of them.
+     */
+    const matchOf = (name: string, param: string, filter: Exclude<FilterSpec<T>, { kind: 'method' | 'bool' }>, values: readonly string[], negated: boolean): readonly number[] | undefined => {
       switch (filter.kind) {
         case 'number': {
           const bad = values.find((v) => !WHOLE.test(v));
-          if (bad !== undefined) errors[name] = [filter.message ?? 'Enter a whole number.'];
-          else lookup(name, filter.key, values.map((v) => Number(v)));
-          break;
+          if (bad !== undefined) errors[param] = [filter.message ?? 'Enter a whole number.'];
+          else return lookup(name, filter.key, values.map((v) => Number(v)));
+          return undefined;
         }
         case 'model-id': {
           const keys: Key[] = [];
           for (const v of values) {
             if (v === 'null') keys.push(null);
             else if (!WHOLE.test(v)) {
-              errors[name] = [invalidPk(v)];
-              break;
+              errors[param] = [invalidPk(v)];
+              return undefined;
             } else if (!filter.exists(Number(v))) {
-              errors[name] = [invalidChoice(v)];
-              break;
+              errors[param] = [invalidChoice(v)];
+              return undefined;
             } else keys.push(Number(v));
           }
-          if (errors[name] === undefined) lookup(name, filter.key, keys);
-          break;
+          return lookup(name, filter.key, keys);
         }
         case 'model-slug':
         case 'choice': {
           const exists = filter.kind === 'choice' ? (v: string) => filter.choices.has(v) : filter.exists;
           const bad = values.find((v) => !(v === 'null' && filter.kind === 'model-slug') && !exists(v));
-          if (bad !== undefined) errors[name] = [invalidChoice(bad)];
-          else lookup(name, filter.key, values.map((v) => (v === 'null' && filter.kind === 'model-slug' ? null : v)));
-          break;
+          if (bad !== undefined) errors[param] = [invalidChoice(bad)];
+          else return lookup(name, filter.key, values.map((v) => (v === 'null' && filter.kind === 'model-slug' ? null : v)));
+          return undefined;
         }
         case 'char':
-          lookup(name, filter.key, values);
-          break;
-        case 'bool': {
-          const value = parseBool(values[values.length - 1] as string);
-          if (value !== undefined) lookup(name, filter.key, [value]);
-          break;
-        }
+          return lookup(name, filter.key, values);
         case 'tag': {
           const bad = values.find((v) => !filter.exists(v));
-          if (bad !== undefined) errors[name] = [invalidChoice(bad)];
-          else {
-            const map = postingsFor(name, filter.key);
-            for (const v of new Set(values)) lists.push(map.get(v) ?? []);
+          if (bad !== undefined) {
+            errors[param] = [invalidChoice(bad)];
+            return undefined;
           }
-          break;
+          const map = postingsFor(name, filter.key);
+          const each = [...new Set(values)].map((v) => map.get(v) ?? []);
+          return negated ? union(each) : intersect(each);
         }
-        case 'method': {
-          const made = filter.make(values);
-          if (made === 'none') none = true;
-          else if (made !== undefined) predicates.push(made);
-          break;
-        }
+      }
+    };
+    /** Positions to leave out: `<filter>__n`, the negation NetBox generates for its multi-value filters. */
+    const excluded: (readonly number[])[] = [];
+    for (const [name, filter] of Object.entries(spec.filters)) {
+      const values = params.getAll(name).filter((v) => v !== '');
+      if (filter.kind === 'bool') {
+        const value = values.length === 0 ? undefined : parseBool(values[values.length - 1] as string);
+        if (value !== undefined) lists.push(lookup(name, filter.key, [value]));
+        continue;
+      }
+      if (filter.kind === 'method') {
+        if (values.length === 0) continue;
+        const made = filter.make(values);
+        if (made === 'none') none = true;
+        else if (made !== undefined) predicates.push(made);
+        continue;
+      }
+      if (values.length > 0) {
+        const matched = matchOf(name, name, filter, values, false);
+        if (matched !== undefined) lists.push(matched);
+      }
+      const negatedValues = params.getAll(`${name}__n`).filter((v) => v !== '');
+      if (negatedValues.length > 0) {
+        const matched = matchOf(name, `${name}__n`, filter, negatedValues, true);
+        if (matched !== undefined) excluded.push(matched);
       }
     }
     const q = (params.getAll('q').at(-1) ?? '').trim().toLowerCase();
@@ -224,6 +242,15 @@ export function compileModel<T extends object>(spec: ModelSpec<T>): Model {
     if (Object.keys(errors).length > 0) return { errors };
     if (none) return { positions: [] };
     let positions: readonly number[] | null = lists.length === 0 ? null : intersect(lists);
+    if (excluded.length > 0) {
+      const out = union(excluded);
+      const keep = (i: number): boolean => !binaryHas(out, i);
+      if (positions === null) {
+        const all: number[] = [];
+        for (let i = 0; i < items.length; i += 1) if (keep(i)) all.push(i);
+        positions = all;
+      } else positions = positions.filter(keep);
+    }
     if (predicates.length > 0) {
       const test = (i: number): boolean => predicates.every((p) => p(items[i] as T));
       if (positions === null) {

@@ -11,12 +11,15 @@ export const NETBOX_VERSION = '4.1.6';
 export type Route =
   | { kind: 'root' }
   | { kind: 'status' }
-  | { kind: 'app'; app: 'dcim' | 'ipam' }
+  | { kind: 'app'; app: ServedApp }
   | { kind: 'list'; model: ModelPath }
   | { kind: 'detail'; model: ModelPath; id: number }
   | { kind: 'available-ips'; id: number };
 
 const MODELS = new Set<string>(MODEL_PATHS);
+/** The apps whose lists are served (their roots list them). */
+export const SERVED_APPS = ['dcim', 'ipam', 'tenancy', 'extras'] as const;
+export type ServedApp = (typeof SERVED_APPS)[number];
 
 export function resolveRoute(path: string): Route | undefined {
   const parts = path.split('/').filter((p) => p !== '');
@@ -25,8 +28,8 @@ export function resolveRoute(path: string): Route | undefined {
   if (rest.length > 0) return undefined;
   if (app === undefined) return { kind: 'root' };
   if (app === 'status') return model === undefined ? { kind: 'status' } : undefined;
-  if (app !== 'dcim' && app !== 'ipam') return undefined;
-  if (model === undefined) return { kind: 'app', app };
+  if (!(SERVED_APPS as readonly string[]).includes(app)) return undefined;
+  if (model === undefined) return { kind: 'app', app: app as ServedApp };
   const key = `${app}/${model}`;
   if (!MODELS.has(key)) return undefined;
   if (id === undefined) return { kind: 'list', model: key as ModelPath };
@@ -235,7 +238,7 @@ export function status(): Record<string, unknown> {
 }
 
 /** GET /api/ and /api/<app>/: the browsable roots, listing what is served. */
-export function root(req: Request, app: 'dcim' | 'ipam' | undefined): Record<string, string> {
+export function root(req: Request, app: ServedApp | undefined): Record<string, string> {
   const origin = requestOrigin(req);
   if (app === undefined) {
     const apps = ['circuits', 'core', 'dcim', 'extras', 'ipam', 'plugins', 'status', 'tenancy', 'users', 'virtualization', 'vpn', 'wireless'];
