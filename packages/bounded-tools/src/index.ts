@@ -78,3 +78,20 @@ export type { StoreOptions, StoreLimits } from './store/common.js';
 export { serveMcpOverHttp, connectInProcess, mcpServerPool, MCP_SERVER_POOL_MAX, type McpServerPool, type RunningMcpServer, type McpHttpOptions } from './serve.js';
 export { MCP_SERVER_SETTINGS, resultStoreCaps, resultStoreFor, type McpServerSettings } from './settings.js';
 export { SNAPSHOT_DEFAULTS, SNAPSHOT_SHAPE, SNAPSHOT_TTL_RANGE, createSnapshotCache, type SnapshotCache, type SnapshotCacheOptions, type SnapshotPage, type SnapshotHit, type SnapshotExtras, type SnapshotListPayload, type SnapshotLoad } from './snapshot.js';
+export {
+  QUERY_OUTPUT,
+  QUERY_OUTPUT_LIMITS,
+  VALUE_ITEM,
+  OVERFLOW_HINT,
+  checkQueryFields,
+  conjuncts,
+  cutText,
+  fieldNotes,
+  fieldsUsed,
+  groupsOut,
+  queryOutcome,
+  rowColumns,
+  rowOf,
+  valueOut,
+  type QueryOutcomeOptions,
+} from './query-tool.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { READ_RESULT_OUTPUT, listPageOutput, objectOutput } from '@flotilla/bounded-tools';
+import { QUERY_OUTPUT, READ_RESULT_OUTPUT, VALUE_ITEM, listPageOutput, objectOutput } from '@flotilla/bounded-tools';
 
 /**
  * The output schemas of the Argo CD tools (`structuredContent`, advertised as each tool's `outputSchema`), built
@@ -119,34 +119,6 @@ export const RESOURCE_ACTIONS_OUTPUT = objectOutput(
 );
 
 /** Every Argo CD tool's output schema, by tool name. */
-/** One value of one field (`list_values`). */
-export const VALUE_ITEM = z.strictObject({ field: z.string(), value: z.string() });
-
-/** What the `query` tool answers: a count, a page, groups, a ranking, a comparison or named fields of objects. */
-const GROUP = z.strictObject({ key: z.array(z.string()), count: z.number().int().min(0) });
-export const QUERY_ROW = z.record(z.string(), z.unknown());
-const QUERY_RESULT = objectOutput(
-  z.strictObject({
-    entity: z.string(),
-    kind: z.enum(['count', 'list', 'breakdown', 'top', 'compare', 'fields']),
-    total: z.number().int().min(0),
-    by: z.array(z.string()).optional(),
-    groups: z.array(GROUP).optional(),
-    groups_total: z.number().int().min(0).optional(),
-    rest: z.strictObject({ groups: z.number().int().min(0), items: z.number().int().min(0), min: z.number().int().min(0), max: z.number().int().min(0) }).optional(),
-    order: z.enum(['most', 'least']).optional(),
-    counts: z.array(z.number().int().min(0)).optional(),
-    offset: z.number().int().min(0).optional(),
-    returned: z.number().int().min(0).optional(),
-    has_more: z.boolean().optional(),
-    next_offset: z.number().int().min(0).nullable().optional(),
-    items: z.array(z.record(z.string(), z.unknown())).optional(),
-    notes: z.array(z.string()).optional(),
-  }),
-);
-/** A list is a page of rows (fitted to the budget by the kit); anything else one object. */
-export const QUERY_OUTPUT = z.union([QUERY_RESULT, listPageOutput(QUERY_ROW)]);
-
 export const ARGOCD_OUTPUT_SCHEMAS = {
   query: QUERY_OUTPUT,
   list_values: listPageOutput(VALUE_ITEM),

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { FlotillaError } from '@flotilla/core';
-import { type BoundedTools, type JsonObject, type JsonValue, type ToolPayload } from '@flotilla/bounded-tools';
-import { conditionsOf, entityOf, fieldOf, QUERY_LIMITS, querySchema, QueryRun, type Accessors, type Group, type Query, type Where } from '@flotilla/query';
+import { checkQueryFields, conjuncts, cutText as cut, queryOutcome, QUERY_OUTPUT, QUERY_OUTPUT_LIMITS, VALUE_ITEM, type BoundedTools, type JsonObject, type JsonValue, type ToolPayload } from '@flotilla/bounded-tools';
+import { conditionsOf, entityOf, fieldOf, querySchema, QueryRun, type Accessors, type Query, type Where } from '@flotilla/query';
 import type { ArgoCdClient } from '../client/argocd-client.js';
 import type { Application, Cluster } from '../client/schemas.js';
 import { ARGOCD_DOMAIN, ARGOCD_QUERY_ENTITIES } from '../query/declare.js';
 import type { ClusterDirectory, ClusterNames } from './clusters.js';
-import { QUERY_OUTPUT, VALUE_ITEM } from './outputs.js';
 import { connectionOf, healthOf, labelPairs, sourcesOf, syncOf } from './views.js';
 
 /**
@@ -19,15 +18,13 @@ import { connectionOf, healthOf, labelPairs, sourcesOf, syncOf } from './views.j
 const FIELD_NAMES = [...new Set(ARGOCD_DOMAIN.entities.flatMap((e) => e.fields.map((f) => f.name)))] as [string, ...string[]];
 export const QueryInput = querySchema(ARGOCD_QUERY_ENTITIES, FIELD_NAMES);
 
-/** Groups, rows and objects a query result carries at most (the token budget may cut further). */
-export const QUERY_OUTPUT_LIMITS = { groups: 60, objects: 5, historyEntries: 5, textChars: 300 } as const;
+/** History entries a projection of one application shows (newest first). */
+export const HISTORY_ENTRIES_SHOWN = 5;
 
 /** Fields Argo CD's application list does not carry: read for one named application only. */
 const ONE_APPLICATION_ONLY = new Set(['history', 'conditions', 'sync_revision', 'operation_message']);
 /** Label fields: pushed to Argo CD as a label selector. */
 const LABEL_FIELDS: Readonly<Record<string, string>> = { env: 'env', team: 'team', region: 'region', tier: 'tier' };
-
-const cut = (s: string | undefined): string | undefined => (s === undefined ? undefined : s.length > QUERY_OUTPUT_LIMITS.textChars ? `${s.slice(0, QUERY_OUTPUT_LIMITS.textChars)}…` : s);
 
 function applicationAccessors(clusters: ClusterNames): Accessors<Application> {
   const labels = (app: Application) => app.metadata.labels ?? {};
@@ -88,7 +85,7 @@ function projectApplication(app: Application, fields: readonly string[], acc: Ac
   for (const f of fields) {
     if (f === 'history') {
       out.history = (app.status?.history ?? [])
-        .slice(-QUERY_OUTPUT_LIMITS.historyEntries)
+        .slice(-HISTORY_ENTRIES_SHOWN)
         .reverse()
         .map((h) => ({ id: h.id ?? null, revision: h.revision ?? (Array.isArray(h.revisions) ? h.revisions.filter((r): r is string => typeof r === 'string').join(', ') : ''), deployed_at: h.deployedAt ?? null }));
       continue;
@@ -117,9 +114,6 @@ function projectApplication(app: Application, fields: readonly string[], acc: Ac
   return out;
 }
 
-/** The top-level parts of a where (the conjuncts). */
-const conjuncts = (where: Where | undefined): readonly Where[] => (where === undefined ? [] : where.op === 'and' ? where.of : [where]);
-
 /** Project and label conditions at the top of the where, as Argo CD's own filters (the rest is evaluated here). */
 function pushdown(where: Where | undefined): { projects?: string[]; selector?: string } {
   const projects: string[] = [];
@@ -137,35 +131,6 @@ function pushdown(where: Where | undefined): { projects?: string[]; selector?: s
   }
   return { ...(projects.length === 0 ? {} : { projects }), ...(selector.length === 0 ? {} : { selector: selector.join(',') }) };
 }
-
-/** The largest groups, and what the rest hold in all (so every count is accounted for). */
-function groupsOut(groups: readonly Group[]): JsonObject {
-  const shown = groups.slice(0, QUERY_OUTPUT_LIMITS.groups);
-  const rest = groups.slice(QUERY_OUTPUT_LIMITS.groups);
-  const counts = rest.map((g) => g.count);
-  return {
-    groups: shown.map((g) => ({ key: [...g.key], count: g.count })),
-    groups_total: groups.length,
-    ...(rest.length === 0 ? {} : { rest: { groups: rest.length, items: counts.reduce((a, b) => a + b, 0), min: Math.min(...counts), max: Math.max(...counts) } }),
-  };
-}
-
-function checkFields(query: Query): void {
-  const entity = entityOf(ARGOCD_DOMAIN, query.entity);
-  const used = [
-    ...conditionsOf(query.where).map((c) => c.field),
-    ...(query.what.kind === 'breakdown' ? query.what.by : query.what.kind === 'top' ? [query.what.by] : query.what.kind === 'fields' ? query.what.fields : []),
-    ...(query.what.kind === 'compare' ? query.what.groups.flatMap((g) => conditionsOf(g).map((c) => c.field)) : []),
-    ...(query.sort === undefined ? [] : [query.sort.field]),
-  ];
-  for (const f of used) {
-    const decl = fieldOf(entity, f);
-    if (decl === undefined) throw new FlotillaError('invalid_argument', `${entity.plural} have no field "${f}"`, { remedy: `Fields of ${entity.plural}: ${entity.fields.filter((x) => x.exec !== 'not_read').map((x) => x.name).join(', ')}.` });
-    if (decl.exec === 'not_read') throw new FlotillaError('invalid_argument', `The ${decl.label} of ${entity.plural} are held by Argo CD but not read by this tool`, { remedy: 'Leave that field out, or look it up in the Argo CD UI.' });
-  }
-}
-
-const OVERFLOW_HINT = 'Too large for the budget: ask for fewer fields, or a count or breakdown instead.';
 
 async function runApplications(query: Query, client: ArgoCdClient, directory: ClusterDirectory, signal: AbortSignal): Promise<ToolPayload> {
   const clusters = await directory.names(signal);
@@ -199,59 +164,14 @@ async function runApplications(query: Query, client: ArgoCdClient, directory: Cl
   return outcomeOf(query, run, acc, notes, byName);
 }
 
-/** The columns of a list row: the entity's row fields, then the fields the where reads (so what was asked shows), at most 9. */
-function columnsOf(query: Query): string[] {
-  const entity = entityOf(ARGOCD_DOMAIN, query.entity);
-  const asked = conditionsOf(query.where).map((c) => c.field).filter((f) => fieldOf(entity, f)?.exec === 'tool' || fieldOf(entity, f)?.exec === 'upstream');
-  return [...new Set([...(entity.rowFields ?? ['name']), ...asked])].slice(0, 9);
-}
-
-/** One list row: each column's value as the accessors read it (lists joined, text cut); `cluster` by its name alone. */
-function rowOf<T>(item: T, columns: readonly string[], cluster: Accessors<T>[string] | undefined, acc: Accessors<T>): JsonObject {
-  const row: JsonObject = {};
-  for (const c of columns) {
-    const v = (c === 'cluster' ? cluster : acc[c])?.(item);
-    if (v === undefined || v === null) continue;
-    row[c] = Array.isArray(v) ? (cut(v.map(String).join(', ')) ?? '') : typeof v === 'string' ? (cut(v) ?? '') : (v as JsonValue);
-  }
-  return row;
-}
-
-function outcomeOf<T extends Application | Cluster>(query: Query, run: QueryRun<T>, acc: Accessors<T>, notes: string[], groups: Partial<Accessors<T>> = {}): ToolPayload {
-  const out = run.result();
-  const base = { entity: query.entity, kind: out.kind, total: out.total };
-  const withNotes = (o: JsonObject): ToolPayload => ({ kind: 'object', data: notes.length === 0 ? o : { ...o, notes }, overflowHint: OVERFLOW_HINT });
-  switch (out.kind) {
-    case 'count':
-      return withNotes(base);
-    case 'compare':
-      return withNotes({ ...base, counts: [...out.counts] });
-    case 'breakdown':
-      if (out.groupsCapped) notes.push('More groups than the tool holds: the rest are counted under "(other)".');
-      return withNotes({ ...base, by: [...out.by], ...groupsOut(out.groups) });
-    case 'top':
-      if (out.order === 'least') notes.push('Only groups with at least one match are ranked: a value with none is not listed.');
-      return withNotes({ ...base, by: [out.by], order: out.order, groups: out.groups.map((g) => ({ key: [...g.key], count: g.count })), groups_total: out.groupCount });
-    case 'list': {
-      // A page the kit fits to the token budget (fewer rows, never more tokens; next_offset says where to go on).
-      const columns = columnsOf(query);
-      return {
-        kind: 'page',
-        itemKind: query.entity,
-        total: out.total,
-        offset: out.offset,
-        limit: query.limit ?? QUERY_LIMITS.defaultLimit,
-        items: out.items.map((item) => rowOf(item, columns, groups.cluster ?? acc.cluster, acc)),
-        notes,
-        nextCall: (next) => `query with the same query and offset ${next}`,
-      };
-    }
-    case 'fields': {
-      const fields = query.what.kind === 'fields' ? query.what.fields : [];
-      const items = out.items.slice(0, QUERY_OUTPUT_LIMITS.objects).map((item) => (query.entity === 'clusters' ? projectCluster(item as Cluster, fields) : projectApplication(item as Application, fields, acc as Accessors<Application>)));
-      return withNotes({ ...base, items });
-    }
-  }
+function outcomeOf<T extends Application | Cluster>(query: Query, run: QueryRun<T>, acc: Accessors<T>, notes: string[], shown: Partial<Accessors<T>> = {}): ToolPayload {
+  return queryOutcome(query, run, {
+    domain: ARGOCD_DOMAIN,
+    accessors: acc,
+    shown,
+    notes,
+    project: (item, fields) => (query.entity === 'clusters' ? projectCluster(item as Cluster, fields) : projectApplication(item as Application, fields, acc as Accessors<Application>)),
+  });
 }
 
 function projectCluster(cluster: Cluster, fields: readonly string[]): JsonObject {
@@ -275,7 +195,7 @@ export function registerQueryTool(kit: BoundedTools, client: ArgoCdClient, direc
     output: QUERY_OUTPUT,
     run: async (args, ctx) => {
       const query = args as Query;
-      checkFields(query);
+      checkQueryFields(ARGOCD_DOMAIN, query, 'Argo CD');
       return query.entity === 'clusters'
           ? await (async () => {
               const run = new QueryRun(query, CLUSTER_ACCESSORS);

@@ -9,8 +9,8 @@ import { AvailableIp, Cable, Device, Interface, IpAddress, Module, PageMeta, Pre
 /** The NetBox models Flotilla reads, their API paths, item schemas and the fields it asks for (never more). */
 export const NETBOX_MODELS = {
   sites: { path: 'dcim/sites', schema: Site, fields: ['id', 'name', 'slug', 'status', 'region', 'facility', 'time_zone', 'description', 'device_count', 'rack_count', 'prefix_count', 'vlan_count'] },
-  devices: { path: 'dcim/devices', schema: Device, fields: ['id', 'name', 'role', 'device_type', 'site', 'rack', 'position', 'status', 'platform', 'serial', 'primary_ip4', 'tags', 'interface_count', 'description'] },
-  interfaces: { path: 'dcim/interfaces', schema: Interface, fields: ['id', 'name', 'device', 'type', 'enabled', 'mgmt_only', 'mtu', 'mac_address', 'description', 'cable', 'mode', 'count_ipaddresses'] },
+  devices: { path: 'dcim/devices', schema: Device, fields: ['id', 'name', 'role', 'device_type', 'site', 'rack', 'position', 'status', 'platform', 'tenant', 'serial', 'asset_tag', 'primary_ip4', 'tags', 'interface_count', 'description'] },
+  interfaces: { path: 'dcim/interfaces', schema: Interface, fields: ['id', 'name', 'device', 'type', 'enabled', 'mgmt_only', 'mark_connected', 'speed', 'mtu', 'mac_address', 'description', 'cable', 'mode', 'count_ipaddresses'] },
   cables: { path: 'dcim/cables', schema: Cable, fields: ['id', 'label', 'type', 'status', 'length', 'length_unit', 'a_terminations', 'b_terminations'] },
   modules: { path: 'dcim/modules', schema: Module, fields: ['id', 'device', 'module_bay', 'module_type', 'status', 'serial'] },
   vlans: { path: 'ipam/vlans', schema: Vlan, fields: ['id', 'vid', 'name', 'site', 'group', 'status', 'role', 'description'] },
@@ -19,8 +19,20 @@ export const NETBOX_MODELS = {
 } as const;
 export type NetBoxModel = keyof typeof NETBOX_MODELS;
 export const NETBOX_MODEL_NAMES = Object.keys(NETBOX_MODELS) as NetBoxModel[];
+/** NetBox's organisational lists, read for their names only (the lexicon's). */
+export const NETBOX_NAME_LISTS = {
+  regions: 'dcim/regions',
+  manufacturers: 'dcim/manufacturers',
+  device_types: 'dcim/device-types',
+  device_roles: 'dcim/device-roles',
+  platforms: 'dcim/platforms',
+  tenants: 'tenancy/tenants',
+  tags: 'extras/tags',
+} as const;
+export type NetBoxNameList = keyof typeof NETBOX_NAME_LISTS;
 /** Every operation label of the client's requests (their metric series start at zero). */
-export const NETBOX_OPERATIONS: readonly string[] = [...NETBOX_MODEL_NAMES.flatMap((m) => [`list_${m}`, `count_${m}`, `get_${m}`]), 'available_ips'];
+export const NETBOX_OPERATIONS: readonly string[] = [...NETBOX_MODEL_NAMES.flatMap((m) => [`list_${m}`, `count_${m}`, `get_${m}`]), 'available_ips', 'list_names'];
+const NamedItem = z.looseObject({ id: z.number().int(), name: z.string().nullish(), slug: z.string().nullish(), model: z.string().nullish() });
 export type ItemOf<M extends NetBoxModel> = z.output<(typeof NETBOX_MODELS)[M]['schema']>;
 
 /** Query filters: a list value is sent as repeated parameters, which NetBox ORs. */
@@ -210,6 +222,20 @@ export class NetBoxClient {
       if (part.stoppedEarly !== undefined) return { items, count, calls, stoppedEarly: part.stoppedEarly };
     }
     return { items, count, calls };
+  }
+
+  /**
+   * The slugs and names of one organisational list (regions, tenants...), one page of at most maxPageSize: what a
+   * lexicon reads. `truncated` when NetBox holds more.
+   */
+  async names(list: NetBoxNameList, signal?: AbortSignal): Promise<{ readonly items: readonly { readonly slug: string; readonly name: string }[]; readonly truncated: boolean }> {
+    const params = query({ limit: this.maxPageSize, offset: 0, brief: 1 });
+    const body = await this.http.getPage({ operation: 'list_names', path: `api/${NETBOX_NAME_LISTS[list]}/`, query: params, listKey: 'results', itemSchema: NamedItem, scalarsSchema: PageMeta, pageSize: this.maxPageSize, signal });
+    const items = (body.items as z.output<typeof NamedItem>[]).flatMap((x) => {
+      const slug = x.slug ?? x.name ?? x.model;
+      return slug === undefined || slug === null ? [] : [{ slug, name: x.name ?? x.model ?? slug }];
+    });
+    return { items, truncated: body.scalars.count > items.length };
   }
 
   /** Free addresses of a prefix, lowest first (NetBox's available-ips), at most `limit`. */

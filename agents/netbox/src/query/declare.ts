@@ -1,0 +1,141 @@
+import type { DeclaredValue, DomainDecl, EntityDecl } from '@flotilla/query';
+
+/**
+ * The NetBox domain, declared once: devices, interfaces and sites, their fields (type, words, how each is executed)
+ * and the actions a read-only agent is asked for. The agent's parser, the `query` tool's schema and its planner read
+ * this. Values of `live` fields come from NetBox itself (list_values): site and device names, roles, tenants...
+ */
+
+const STATUS_VALUES: readonly DeclaredValue[] = [
+  { value: 'active', words: ['active', 'in service', 'live', 'up and running', 'production'] },
+  { value: 'offline', words: ['offline', 'off line', 'out of service', 'powered off'] },
+  { value: 'planned', words: ['planned', 'future', 'not yet installed'] },
+  { value: 'staged', words: ['staged', 'staging'] },
+  { value: 'failed', words: ['failed', 'broken', 'faulty', 'dead'] },
+  { value: 'inventory', words: ['inventory', 'in inventory', 'spare', 'spares', 'in stock'] },
+  { value: 'decommissioning', words: ['decommissioning', 'being decommissioned', 'decom', 'retiring'] },
+];
+
+export const DEVICES: EntityDecl = {
+  name: 'devices',
+  singular: 'device',
+  plural: 'devices',
+  words: ['devices', 'device', 'boxes', 'box', 'hosts', 'host', 'machines', 'machine', 'hardware', 'network devices', 'nodes', 'equipment', 'appliances', 'appliance'],
+  nameField: 'name',
+  rowFields: ['name', 'site', 'role', 'status', 'device_type', 'rack'],
+  fields: [
+    { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'hostname', 'hostnames', 'device name'], live: true, exec: 'upstream', rank: 0 },
+    { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'datacentre', 'dc', 'location', 'pop', 'facility'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 6 },
+    { name: 'role', label: 'role', type: 'name', words: ['role', 'roles', 'device role', 'device roles', 'kind', 'function'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 5 },
+    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state', 'lifecycle'], values: STATUS_VALUES, exec: 'upstream', groupable: true, projection: true, rank: 4 },
+    { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner', 'owners', 'owned by', 'customer', 'business unit'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 3 },
+    { name: 'manufacturer', label: 'manufacturer', type: 'name', words: ['manufacturer', 'manufacturers', 'vendor', 'vendors', 'make', 'brand', 'made by', 'oem'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 4 },
+    { name: 'platform', label: 'platform', type: 'name', words: ['platform', 'platforms', 'os', 'operating system', 'software', 'nos'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 3 },
+    { name: 'device_type', label: 'device type', type: 'name', words: ['device type', 'device types', 'model', 'models', 'hardware model', 'type', 'types', 'sku'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 2 },
+    { name: 'rack', label: 'rack', type: 'name', words: ['rack', 'racks', 'cabinet', 'cabinets'], live: true, exec: 'tool', groupable: true, projection: true, rank: 1 },
+    { name: 'region', label: 'region', type: 'name', words: ['region', 'regions', 'continent', 'geography'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 2 },
+    { name: 'serial', label: 'serial number', type: 'text', words: ['serial', 'serials', 'serial number', 'serial numbers', 'sn', 's/n'], exec: 'tool', projection: true },
+    { name: 'asset_tag', label: 'asset tag', type: 'text', words: ['asset tag', 'asset tags', 'asset number', 'asset id'], exec: 'tool', projection: true },
+    { name: 'tag', label: 'tag', type: 'name', words: ['tag', 'tags', 'tagged', 'tagged with', 'labelled', 'labeled'], live: true, exec: 'upstream', multi: true, groupable: true, projection: true, rank: 1 },
+    { name: 'primary_ip', label: 'primary IPv4 address', type: 'text', words: ['ip', 'ips', 'ip address', 'primary ip', 'management ip', 'address', 'ipv4'], exec: 'tool', projection: true },
+    { name: 'interface_count', label: 'interface count', type: 'number', words: ['interface count', 'number of interfaces', 'port count', 'ports'], exec: 'tool', projection: true },
+    { name: 'description', label: 'description', type: 'text', words: ['description', 'descriptions', 'comment'], exec: 'tool', projection: true },
+    // NetBox holds these; the agent does not read them yet, and says so.
+    { name: 'config_context', label: 'config context', type: 'text', words: ['config context', 'config contexts', 'rendered config'], exec: 'not_read' },
+    { name: 'custom_fields', label: 'custom fields', type: 'text', words: ['custom field', 'custom fields'], exec: 'not_read' },
+    { name: 'warranty', label: 'warranty or support contract', type: 'text', words: ['warranty', 'support contract', 'end of life', 'eol', 'end of support'], exec: 'not_read', note: 'NetBox does not keep warranty or end-of-life dates unless a plugin or custom field does.' },
+  ],
+};
+
+export const INTERFACES: EntityDecl = {
+  name: 'interfaces',
+  singular: 'interface',
+  plural: 'interfaces',
+  words: ['interfaces', 'interface', 'ports', 'port', 'nics', 'nic', 'links', 'uplinks', 'ifaces', 'iface'],
+  nameField: 'name',
+  rowFields: ['device', 'name', 'type', 'enabled', 'cabled', 'speed'],
+  fields: [
+    { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'interface name', 'port name'], exec: 'upstream', rank: 0 },
+    // A device's interfaces are asked by the device's name: a device name is the interfaces' `device`.
+    { name: 'device', label: 'device', type: 'name', words: ['device', 'devices', 'on device', 'host', 'switch name'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 6 },
+    { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'dc', 'location'], live: true, exec: 'upstream', rank: 6 },
+    { name: 'role', label: 'device role', type: 'name', words: ['role', 'device role', 'roles'], live: true, exec: 'upstream', rank: 5 },
+    {
+      name: 'type',
+      label: 'type',
+      type: 'name',
+      words: ['type', 'types', 'interface type', 'media', 'port type'],
+      values: [
+        { value: '1000base-t', words: ['1g copper', 'gigabit copper', '1000base-t', 'rj45'] },
+        { value: '10gbase-x-sfpp', words: ['sfp+', '10g sfp+', '10gbase-x-sfpp'] },
+        { value: '25gbase-x-sfp28', words: ['sfp28', '25g', '25gbase-x-sfp28'] },
+        { value: '100gbase-x-qsfp28', words: ['qsfp28', '100g', '100gbase-x-qsfp28'] },
+        { value: 'virtual', words: ['virtual', 'logical'] },
+        { value: 'lag', words: ['lag', 'port channel', 'port-channel', 'bond', 'bonds', 'aggregate'] },
+      ],
+      exec: 'upstream',
+      groupable: true,
+      projection: true,
+      rank: 3,
+    },
+    {
+      name: 'enabled',
+      label: 'enabled',
+      type: 'bool',
+      words: ['admin state', 'administrative state', 'enabled state'],
+      values: [
+        { value: 'true', words: ['enabled', 'up', 'admin up', 'on', 'turned on'] },
+        { value: 'false', words: ['disabled', 'down', 'admin down', 'shut', 'shutdown', 'shut down', 'off', 'turned off'] },
+      ],
+      exec: 'upstream',
+      groupable: true,
+      projection: true,
+      rank: 4,
+      note: 'NetBox stores whether an interface is enabled, not its live link state: "up" and "down" were read as enabled and disabled.',
+    },
+    { name: 'cabled', label: 'cabled', type: 'bool', words: ['cable', 'cabling'], values: [{ value: 'true', words: ['cabled', 'with a cable', 'patched'] }, { value: 'false', words: ['uncabled', 'not cabled', 'without a cable', 'unpatched', 'free', 'unused'] }], exec: 'upstream', groupable: true, projection: true },
+    { name: 'mark_connected', label: 'marked connected', type: 'bool', values: [{ value: 'true', words: ['marked connected', 'mark connected', 'mark_connected'] }], exec: 'upstream', groupable: true, projection: true },
+    { name: 'mgmt_only', label: 'management only', type: 'bool', values: [{ value: 'true', words: ['management', 'mgmt', 'management only', 'mgmt only', 'oob', 'out of band'] }], exec: 'upstream', groupable: true, projection: true },
+    { name: 'speed', label: 'speed (kbit/s)', type: 'number', words: ['speed', 'speeds', 'bandwidth', 'link speed'], exec: 'upstream', groupable: true, projection: true },
+    { name: 'mtu', label: 'MTU', type: 'number', words: ['mtu', 'mtus', 'jumbo'], exec: 'upstream', groupable: true, projection: true },
+    { name: 'mac_address', label: 'MAC address', type: 'text', words: ['mac', 'mac address', 'mac addresses', 'hardware address'], exec: 'tool', projection: true },
+    { name: 'description', label: 'description', type: 'text', words: ['description', 'descriptions'], exec: 'tool', projection: true },
+    { name: 'cable_peer', label: 'cable peer', type: 'text', words: ['cable peer', 'peer', 'connected to', 'other end', 'far end', 'neighbor', 'neighbour'], exec: 'not_read', note: 'list_cables shows both ends of the cables of a device.' },
+    { name: 'link_state', label: 'live link state', type: 'text', words: ['link state', 'oper status', 'operational status', 'link status'], exec: 'not_read', note: 'NetBox stores whether an interface is enabled, not its live link state.' },
+  ],
+};
+
+export const SITES: EntityDecl = {
+  name: 'sites',
+  singular: 'site',
+  plural: 'sites',
+  words: ['sites', 'site', 'datacenters', 'datacenter', 'data centers', 'data centres', 'dcs', 'locations', 'pops', 'facilities'],
+  nameField: 'name',
+  rowFields: ['name', 'status', 'region', 'facility', 'device_count'],
+  fields: [
+    { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'site name'], live: true, exec: 'upstream', rank: 6 },
+    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [...STATUS_VALUES, { value: 'retired', words: ['retired', 'closed'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
+    { name: 'region', label: 'region', type: 'name', words: ['region', 'regions', 'continent'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 2 },
+    { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 3 },
+    { name: 'facility', label: 'facility', type: 'text', words: ['facility', 'facility id', 'building', 'colo', 'colocation'], exec: 'tool', projection: true },
+    { name: 'time_zone', label: 'time zone', type: 'text', words: ['time zone', 'timezone', 'tz'], exec: 'tool', groupable: true, projection: true },
+    { name: 'device_count', label: 'device count', type: 'number', words: ['device count', 'number of devices', 'devices'], exec: 'tool', projection: true },
+  ],
+};
+
+export const NETBOX_DOMAIN: DomainDecl = {
+  name: 'netbox',
+  entities: [DEVICES, INTERFACES, SITES],
+  defaultEntity: 'devices',
+  actions: [
+    { verb: 'decommission', words: ['decommission', 'retire', 'decom'], how: 'set the status of {name} to Decommissioning on its page in NetBox (Edit), or PATCH /api/dcim/devices/<id>/ {"status": "decommissioning"}' },
+    { verb: 'delete', words: ['delete', 'remove', 'destroy', 'purge', 'drop'], how: 'the Delete button on the page of {name} in NetBox, with an account allowed to' },
+    { verb: 'create', words: ['create', 'add', 'provision', 'register', 'onboard', 'allocate', 'reserve', 'assign'], how: 'the Add button of the list in NetBox (or POST to its API endpoint)' },
+    { verb: 'change', words: ['edit', 'update', 'change', 'modify', 'rename', 'set', 'move', 'patch', 'enable', 'disable', 'shut', 'shutdown', 'bounce', 'renumber'], how: 'Edit on the page of {name} in NetBox (or PATCH its API endpoint)' },
+    { verb: 'restart', words: ['restart', 'reboot', 'reload', 'power cycle', 'power-cycle'], how: 'NetBox records devices, it does not run them: use the device itself or your automation' },
+    { verb: 'cable', words: ['connect', 'plug', 'patch in', 'unplug', 'disconnect'], how: 'Connect or Disconnect on the interface of {name} in NetBox records a cable; the physical work is yours' },
+  ],
+};
+
+/** The entities the `query` tool executes (every one declared). */
+export const NETBOX_QUERY_ENTITIES = ['devices', 'interfaces', 'sites'] as const;
