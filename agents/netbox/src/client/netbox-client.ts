@@ -231,7 +231,7 @@ export class NetBoxClient {
   async names(list: NetBoxNameList, signal?: AbortSignal): Promise<{ readonly items: readonly { readonly slug: string; readonly name: string }[]; readonly truncated: boolean }> {
     const params = query({ limit: this.maxPageSize, offset: 0, brief: 1 });
     const body = await this.http.getPage({ operation: 'list_names', path: `api/${NETBOX_NAME_LISTS[list]}/`, query: params, listKey: 'results', itemSchema: NamedItem, scalarsSchema: PageMeta, pageSize: this.maxPageSize, signal });
-    const items = (body.items as z.output<typeof NamedItem>[]).flatMap((x) => {
+    const items = (body.items).flatMap((x) => {
       const slug = x.slug ?? x.name ?? x.model;
       return slug === undefined || slug === null ? [] : [{ slug, name: x.name ?? x.model ?? slug }];
     });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { READ_RESULT_OUTPUT, listPageOutput, objectOutput } from '@flotilla/bounded-tools';
+import { QUERY_OUTPUT, READ_RESULT_OUTPUT, VALUE_ITEM, listPageOutput, objectOutput } from '@flotilla/bounded-tools';
 import { NETBOX_MODEL_NAMES, type NetBoxModel } from '../client/netbox-client.js';
 
 /**
@@ -82,5 +82,7 @@ export const NETBOX_OUTPUT_SCHEMAS = {
   get_netbox_object: OBJECT_OUTPUT,
   get_prefix_usage: PREFIX_USAGE_OUTPUT,
   search_netbox: SEARCH_OUTPUT,
+  query: QUERY_OUTPUT,
+  list_values: listPageOutput(VALUE_ITEM),
   read_result: READ_RESULT_OUTPUT,
 } as const satisfies Readonly<Record<string, z.ZodType>>;

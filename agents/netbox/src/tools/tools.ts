@@ -5,6 +5,7 @@ import { representativeSample, sampleSize } from '@flotilla/limitations';
 import { NETBOX_MODEL_NAMES, type Filters, type NetBoxClient, type NetBoxModel, type WalkLimits, type WalkResult } from '../client/netbox-client.js';
 import type { Interface } from '../client/schemas.js';
 import { COUNT_OUTPUT, DEVICE_ITEM, INTERFACE_ITEM, IP_ADDRESS_ITEM, NETBOX_ROW, OBJECT_OUTPUT, PREFIX_ITEM, PREFIX_USAGE_OUTPUT, SEARCH_OUTPUT, SITE_ITEM } from './outputs.js';
+import { registerNetBoxQueryTool, registerNetBoxValuesTool } from './query.js';
 import { compact, interfaceRow, prefixRow, rowOf, text, usableAddresses } from './views.js';
 
 const slug = (what: string) =>
@@ -391,6 +392,10 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
     },
   });
 
+  // The typed query and the values its lexicon reads (tools/query.ts).
+  registerNetBoxQueryTool(kit, client, options);
+  registerNetBoxValuesTool(kit, client, options);
+
   kit.registerReadResult();
 }
 
@@ -408,6 +413,8 @@ export const NETBOX_TOOLS = [
   'get_netbox_object',
   'get_prefix_usage',
   'search_netbox',
+  'query',
+  'list_values',
   'read_result',
 ] as const;
 export type NetBoxToolName = (typeof NETBOX_TOOLS)[number];
