@@ -147,3 +147,15 @@ export {
   type MeteredAnswerCacheOptions,
   type CacheEvent,
 } from './answer-cache.js';
+export {
+  liveParser,
+  planTyped,
+  respondTyped,
+  typedAnswers,
+  typedOf,
+  LIVE_LEXICON_LIMITS,
+  cellText,
+  type TypedAnswerOptions,
+  type TypedPresentation,
+  type TypedQuestion,
+} from './typed.js';

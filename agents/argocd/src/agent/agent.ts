@@ -7,6 +7,7 @@ import { liveParser, typedAnswers, typedOf, type TypedQuestion } from './typed.j
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
 import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
+import { ARGOCD_DOMAIN } from '../query/declare.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
 export const CACHEABLE_INTENTS: readonly ArgoIntent[] = ['query', 'list_applications', 'application_details', 'search', 'attention', 'list_projects', 'list_applicationsets', 'list_clusters', 'help'];
@@ -99,7 +100,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     cacheableIntents: CACHEABLE_INTENTS,
     outputSchemas: ARGOCD_OUTPUT_SCHEMAS,
   });
-  const typed = liveParser(mcpToolCaller(options.mcp, { schemas: ARGOCD_OUTPUT_SCHEMAS }), { metrics: options.metrics, lifetime: options.lifetime });
+  const typed = liveParser(ARGOCD_DOMAIN, mcpToolCaller(options.mcp, { schemas: ARGOCD_OUTPUT_SCHEMAS }), { metrics: options.metrics, lifetime: options.lifetime });
   // The estate's names are read as the agent starts, not by its first question.
   void typed.current();
   const now = options.now ?? Date.now;

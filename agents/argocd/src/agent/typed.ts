@@ -1,233 +1,48 @@
-import { markdownTable, pageOffset, type Answer, type CallTool, type ToolCall, type ToolResult, toolErrorText } from '@flotilla/agent-kit';
-import {
-  applyEdit,
-  createParser,
-  describeQuery,
-  entityOf,
-  fieldOf,
-  type EditMarks,
-  type Parsed,
-  type Parser,
-  type EntityDecl,
-  type Query,
-  type Where,
-} from '@flotilla/query';
-import type { FlotillaMetrics } from '@flotilla/metrics';
+import { cellText, markdownTable, planTyped as planShared, respondTyped as respondShared, type Answer, type ToolCall, type ToolResult, type TypedAnswerOptions, type TypedQuestion } from '@flotilla/agent-kit';
+import type { Query } from '@flotilla/query';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
 import { PRESENTATION } from './presentation.js';
 
 /**
- * The Argo CD agent's typed path: a sentence parsed into one query (with the live names of the estate in the
- * lexicon), planned as one `query` tool call, answered by what came back, and said in plain words whenever
- * something was corrected, inferred or carried over.
+ * The Argo CD agent's typed path: the shared one (@flotilla/agent-kit `typed.ts`) with Argo CD's declaration, how
+ * it says it is read-only (the `argocd` command), and how it shows a sync history and conditions.
  */
 
-/** What the classifier hands the plan: the parse, as JSON in the `typed_query` entity. */
-export interface TypedQuestion {
-  readonly query: Query | undefined;
-  readonly action?: { readonly verb: string; readonly target?: string | undefined } | undefined;
-  readonly edit: EditMarks;
-  readonly unapplied: readonly string[];
-  readonly corrections: readonly { readonly from: string; readonly to: string }[];
-  readonly inferred: readonly string[];
-  readonly notRead: readonly string[];
-  /** "next page", "list them" after a typed answer: the last query's next rows. */
-  readonly page?: boolean | undefined;
-  /** Which page ("page 3", "first", "previous"); the next one when absent. */
-  readonly pageWanted?: string | undefined;
-}
+export { liveParser, typedAnswers, typedOf, type TypedQuestion } from '@flotilla/agent-kit';
 
-export function typedOf(parsed: Parsed): TypedQuestion {
-  return { query: parsed.query, action: parsed.action, edit: parsed.edit, unapplied: parsed.unapplied, corrections: parsed.corrections, inferred: parsed.inferred, notRead: parsed.notRead };
-}
-
-/** Fields whose values the lexicon reads from the estate (the declared `live` ones), by entity. */
-const LIVE_FIELDS: readonly (readonly [entity: string, fields: readonly string[]])[] = ARGOCD_DOMAIN.entities.map((e) => [e.name, e.fields.filter((f) => f.live === true).map((f) => f.name)]);
-
-/** The lexicon's refresh and bounds: pages read per entity (100 values each), how long a lexicon is kept, how long a question waits for the first. */
-export const LIVE_LEXICON_LIMITS = { ttlMs: 300_000, retryMs: 10_000, pagesPerEntity: 100, pageSize: 100, firstWaitMs: 2_000 } as const;
-
-/** A parser over the live estate's names, read through the domain's own tools, refreshed on a TTL. */
-export function liveParser(callTool: CallTool, options: { readonly clock?: () => number; readonly metrics?: FlotillaMetrics | undefined; readonly lifetime?: AbortSignal | undefined } = {}) {
-  const clock = options.clock ?? Date.now;
-  let parser: Parser = createParser(ARGOCD_DOMAIN);
-  let loadedAt = Number.NEGATIVE_INFINITY;
-  let failedAt = Number.NEGATIVE_INFINITY;
-  let loading: Promise<void> | undefined;
-  let live = false;
-
-  /** Read apart from any turn: a question that is stopped does not stop the lexicon every later question shares. */
-  async function load(): Promise<void> {
-    const values: Record<string, Record<string, string[]>> = {};
-    let complete = true;
-    for (const [entity, fields] of LIVE_FIELDS) {
-      if (fields.length === 0) continue;
-      const byField: Record<string, string[]> = (values[entity] = {});
-      for (let page = 0; page < LIVE_LEXICON_LIMITS.pagesPerEntity; page += 1) {
-        if (options.lifetime?.aborted === true) return;
-        const result = await callTool({ tool: 'list_values', args: { entity, fields, limit: LIVE_LEXICON_LIMITS.pageSize, offset: page * LIVE_LEXICON_LIMITS.pageSize } }, options.lifetime);
-        if (result.isError) {
-          complete = false;
-          break;
-        }
-        for (const item of Array.isArray(result.body.items) ? result.body.items : []) {
-          const { field, value } = item as { field?: unknown; value?: unknown };
-          if (typeof field === 'string' && typeof value === 'string') (byField[field] ??= []).push(value);
-        }
-        if (result.body.has_more !== true) break;
-      }
-    }
-    parser = createParser(ARGOCD_DOMAIN, values);
-    options.metrics?.storeEntries.set({ store: 'lexicon' }, parser.lexicon.liveCount);
-    live = true;
-    if (complete) loadedAt = clock();
-    else failedAt = clock();
-  }
-
-  return {
-    /** The parser, with the live names once they have been read (the first questions wait for them, boundedly). */
-    async current(): Promise<Parser> {
-      const now = clock();
-      const stale = now - loadedAt > LIVE_LEXICON_LIMITS.ttlMs && now - failedAt > LIVE_LEXICON_LIMITS.retryMs;
-      if (stale && loading === undefined && options.lifetime?.aborted !== true) {
-        loading = load()
-          .catch(() => {
-            failedAt = clock();
-          })
-          .finally(() => {
-            loading = undefined;
-          });
-      }
-      // Until the estate's names are first read (started with the agent), a question waits for them at most firstWaitMs;
-      // after that the declared words alone are the lexicon, and a name-shaped word is read as an application's name.
-      if (!live && loading !== undefined) await Promise.race([loading, new Promise((resolve) => setTimeout(resolve, LIVE_LEXICON_LIMITS.firstWaitMs).unref())]);
-      return parser;
-    },
-  };
-}
-
-/** Whether the typed path answers a parse: an action, or a query with every word applied. */
-export function typedAnswers(parsed: Parsed): boolean {
-  if (parsed.kind === 'action') return true;
-  return parsed.kind === 'query' && parsed.unapplied.length === 0 && !parsed.cut;
-}
-
-/** The one call a typed question plans (none for an action), and the query it means after editing the last one. */
-export function planTyped(typed: TypedQuestion, previous: Query | undefined, shown: { readonly offset: number; readonly end: number } = { offset: 0, end: 0 }): { readonly calls: readonly ToolCall[]; readonly query: Query | undefined; readonly carried: boolean } {
-  if (typed.page === true && previous !== undefined) {
-    // The next rows of the last list; the rows of the last count or breakdown, from the first.
-    const position = previous.what.kind === 'list' ? { shown: shown.offset, next: shown.end, size: PRESENTATION.pageRows } : { shown: 0, next: 0, size: PRESENTATION.pageRows };
-    const query: Query = { ...previous, what: { kind: 'list' }, limit: PRESENTATION.pageRows, offset: pageOffset(typed.pageWanted, position) };
-    return { calls: [{ tool: 'query', args: query as unknown as Readonly<Record<string, unknown>> }], query, carried: true };
-  }
-  if (typed.action !== undefined || typed.query === undefined) return { calls: [], query: undefined, carried: false };
-  const edited = applyEdit({ kind: 'query', query: typed.query, edit: typed.edit, unapplied: [], corrections: [], inferred: [], notRead: [], clock: false, cut: false }, previous);
-  const query = edited?.query ?? typed.query;
-  // A list of up to PRESENTATION.showWholeMax is shown whole; a longer one a page at a time.
-  const args = query.what.kind === 'list' ? { ...query, limit: query.limit ?? PRESENTATION.showWholeMax, offset: query.offset ?? 0 } : query;
-  return { calls: [{ tool: 'query', args: args as unknown as Readonly<Record<string, unknown>> }], query, carried: edited !== undefined && edited.kind !== 'standalone' };
-}
-
-const readOnly = (verb: string, target: string | undefined): string => {
+function readOnly(verb: string, target: string | undefined): { text: string; options: string[] } {
   const action = ARGOCD_DOMAIN.actions?.find((a) => a.verb === verb);
   const how = (action?.how ?? '').replace('{name}', target ?? '<application>');
-  return [
+  const text = [
     `Flotilla is read-only: I did not ${verb} ${target ?? 'anything'}.`,
     how === '' ? '' : `To do it in Argo CD: \`${how}\` (or the ${verb} button on the application's page in the Argo CD UI), with an account allowed to.`,
-    target === undefined ? 'I can show an application\'s status, history and what is wrong with it instead.' : `I can show ${target}'s status, sync history and what is wrong with it instead: ask "status of ${target}" or "what's wrong with ${target}".`,
+    target === undefined ? "I can show an application's status, history and what is wrong with it instead." : `I can show ${target}'s status, sync history and what is wrong with it instead: ask "status of ${target}" or "what's wrong with ${target}".`,
   ]
     .filter((l) => l !== '')
     .join('\n');
-};
-
-const cell = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ') : JSON.stringify(v));
-
-/** The answer of a typed question. `memory` keeps the query, so a follow-up edits it and "next page" pages it. */
-export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResult[], query: Query | undefined, carried: boolean, remember: (query: Query, total: number, offset: number, end: number) => M, previous: M | undefined): Answer<M> {
-  if (typed.action !== undefined) return { text: readOnly(typed.action.verb, typed.action.target), options: typed.action.target === undefined ? [] : [`status of ${typed.action.target}`, `what's wrong with ${typed.action.target}`], memory: previous, data: { read_only: true, not_done: typed.action.verb } };
-  const result = results[0];
-  if (query === undefined || result === undefined) return { text: "I can't answer that.", options: [], memory: previous };
-  const entity = entityOf(ARGOCD_DOMAIN, query.entity);
-  const notes: string[] = [];
-  for (const c of typed.corrections) notes.push(`read "${c.from}" as "${c.to}"`);
-  notes.push(...typed.inferred);
-  const readAs = `Read as: ${describeQuery(entity, query)}${carried ? ' (carried over from your last question)' : ''}.`;
-  const lead: string[] = [];
-  if (typed.unapplied.length > 0) lead.push(`I did not understand ${typed.unapplied.map((w) => `"${w}"`).join(', ')} in your question, so this answer does not take ${typed.unapplied.length === 1 ? 'it' : 'them'} into account.`);
-  if (typed.notRead.length > 0) lead.push(`I did not apply ${typed.notRead.join(', ')}: Argo CD holds it, but I do not read it yet.`);
-  if (notes.length > 0 || carried) lead.push(`(${readAs}${notes.length > 0 ? ` I ${notes.join('; ')}.` : ''})`);
-  const notApplied = [...typed.unapplied.map((w) => `"${w}"`), ...typed.notRead.map((f) => `${f} (not read)`)];
-  const data = { query: query as unknown as Record<string, unknown>, ...(notApplied.length > 0 ? { not_applied: notApplied } : {}) };
-  if (result.isError) return { text: [...lead, `I could not ${query.what.kind === 'fields' ? `get that ${entity.singular}` : 'run that query'}: ${toolErrorText(result.body)}`].join('\n'), options: [], memory: previous, data };
-  const b = result.body;
-  // An object cut to the budget (a list page that came back shorter says so itself, and is fine).
-  if (b.truncated_by_budget === true && typeof b.item_kind !== 'string') return { text: [...lead, `The answer to that is larger than I can send at once, so I did not show a part of it as if it were all: ask for a count or a breakdown, or narrow it.`].join('\n'), options: [], memory: previous, data };
-  const total = Number(b.total ?? 0);
-  const label = (f: string): string => fieldOf(entity, f)?.label ?? f;
-  const noun = (n: number): string => (n === 1 ? entity.singular : entity.plural);
-  const bodyNotes = Array.isArray(b.notes) ? b.notes.filter((n): n is string => typeof n === 'string') : [];
-  const out: string[] = [];
-  let memory: M | undefined = remember(query, total, 0, 0);
-  // A list comes back as the kit's page envelope (item_kind, total, offset, returned, next_offset, items).
-  const kind = typeof b.item_kind === 'string' ? 'list' : b.kind;
-  if (kind === 'count') {
-    out.push(`${total} ${noun(total)} match.${lead.length === 0 ? ` (${describeQuery(entity, query)}.)` : ''}`);
-  } else if (kind === 'compare') {
-    const [a, c] = Array.isArray(b.counts) ? b.counts.map(Number) : [0, 0];
-    const groups = query.what.kind === 'compare' ? query.what.groups : undefined;
-    const [na, nc] = groups === undefined ? ['the first', 'the second'] : groups.map((g) => describeGroup(entity, g));
-    const verdict = (a ?? 0) === (c ?? 0) ? `${na} and ${nc} have the same number: ${a} each` : (a ?? 0) > (c ?? 0) ? `${na} has more: ${a} against ${c} in ${nc}` : `${nc} has more: ${c} against ${a} in ${na}`;
-    out.push(`${verdict}.`, `(${describeQuery(entity, query)}.)`);
-  } else if (kind === 'breakdown' || kind === 'top') {
-    const by = Array.isArray(b.by) ? b.by.map(String) : [];
-    const groups = (Array.isArray(b.groups) ? b.groups : []) as { key: string[]; count: number }[];
-    const shown = groups.length;
-    const groupsTotal = Number(b.groups_total ?? shown);
-    if (kind === 'top') {
-      const first = groups[0];
-      const order = b.order === 'least' ? 'fewest' : 'most';
-      if (first === undefined) out.push(`No ${entity.plural} match, so no ${label(by[0] ?? '')} has any.`);
-      else if (shown === 1) out.push(`${first.key.join(' / ')} has the ${order}: ${first.count} ${noun(first.count)} (of ${total} matching, over ${groupsTotal} ${label(by[0] ?? '')} values).`);
-      else out.push(`The ${shown} ${label(by[0] ?? '')} values with the ${order} (of ${total} matching ${noun(total)}, over ${groupsTotal} values):`);
-    } else out.push(`${total} ${noun(total)}, by ${by.map(label).join(' and ')}${groupsTotal > shown ? ` (${groupsTotal} groups, the largest ${shown} shown)` : ''}:`);
-    const rest = b.rest as { groups?: number; items?: number; min?: number; max?: number } | undefined;
-    if (!(kind === 'top' && shown === 1)) out.push(markdownTable(groups.map((g) => Object.fromEntries<string>([...by.map((f, i): [string, string] => [label(f), g.key[i] ?? '']), [entity.plural, String(g.count)]])), [...by.map(label), entity.plural], cell));
-    if (kind === 'breakdown' && rest?.groups !== undefined) out.push(`The other ${rest.groups} groups hold ${rest.items ?? 0} ${noun(rest.items ?? 0)}, from ${rest.min ?? 0} to ${rest.max ?? 0} each.`);
-  } else if (kind === 'fields') {
-    const items = (Array.isArray(b.items) ? b.items : []) as Record<string, unknown>[];
-    const fields = query.what.kind === 'fields' ? query.what.fields : [];
-    if (items.length === 0) out.push(`No ${entity.singular} matches: ${describeQuery(entity, { ...query, what: { kind: 'list' } }).replace(/, listed$/, '')}.`);
-    for (const item of items) {
-      out.push(`${String(item.name)}:`);
-      for (const f of [...fields, ...['sync_revision', 'health_message', 'unhealthy_resources'].filter((x) => !fields.includes(x) && item[x] !== undefined)]) {
-        const v = item[f];
-        if (f === 'history' && Array.isArray(v)) {
-          out.push(`- ${label(f)} (newest first):`);
-          out.push(markdownTable(v as Record<string, unknown>[], ['id', 'revision', 'deployed_at'], cell));
-        } else if (f === 'conditions' && Array.isArray(v)) out.push(`- ${label(f)}: ${v.length === 0 ? 'none' : (v as { type: string; message: string }[]).map((x) => `${x.type}: ${x.message}`).join('; ')}`);
-        else out.push(`- ${label(f)}: ${v === null || v === undefined || (Array.isArray(v) && v.length === 0) ? 'none' : cell(v)}`);
-      }
-    }
-    memory = previous;
-  } else {
-    const offset = Number(b.offset ?? 0);
-    // The first page and the rows fetched to fill what the token budget cut short.
-    const all = results.flatMap((r) => (r.isError || !Array.isArray(r.body.items) ? [] : (r.body.items as Record<string, unknown>[])));
-    const items = offset === 0 && total <= PRESENTATION.showWholeMax ? all : all.slice(0, PRESENTATION.pageRows);
-    const end = offset + items.length;
-    const columns = [...new Set(items.flatMap((i) => Object.keys(i)))];
-    if (offset >= total && total > 0) out.push(`No more: that was all ${total} ${noun(total)}.`);
-    else out.push(total === 0 ? `No ${entity.plural} match (${describeQuery(entity, query).replace(/, listed$/, '')}).` : `${total} ${noun(total)} match${total > items.length ? `; rows ${offset + 1}-${end}` : ''}:`);
-    if (items.length > 0) out.push(markdownTable(items, columns, cell));
-    if (end < total) out.push(`Say "next page" for more.`);
-    memory = remember(query, total, offset, end);
-  }
-  if (bodyNotes.length > 0) out.push(`Note: ${bodyNotes.join(' ')}`);
-  return { text: [...lead, ...out].join('\n'), options: kind === 'list' && total > 20 ? ['next page'] : [], memory, data };
+  return { text, options: target === undefined ? [] : [`status of ${target}`, `what's wrong with ${target}`] };
 }
 
-function describeGroup(entity: EntityDecl, where: Where): string {
-  if (where.op === 'eq') return String(where.value);
-  if (where.op === 'in') return where.values.map(String).join(' or ');
-  return describeQuery(entity, { entity: entity.name, where, what: { kind: 'list' } }).replace(/^[a-z]+ whose /, '').replace(/, listed$/, '');
+const ARGOCD_TYPED: TypedAnswerOptions = {
+  domain: ARGOCD_DOMAIN,
+  system: 'Argo CD',
+  presentation: PRESENTATION,
+  readOnly,
+  // What is deployed beside what was asked for, and why the health is what it is.
+  extraFields: ['sync_revision', 'health_message', 'unhealthy_resources'],
+  fieldLines: (field, value, label) => {
+    if (field === 'history' && Array.isArray(value)) return [`- ${label} (newest first):`, markdownTable(value as Record<string, unknown>[], ['id', 'revision', 'deployed_at'], cellText)];
+    if (field === 'conditions' && Array.isArray(value)) return [`- ${label}: ${value.length === 0 ? 'none' : (value as { type: string; message: string }[]).map((x) => `${x.type}: ${x.message}`).join('; ')}`];
+    return undefined;
+  },
+};
+
+/** The one call a typed question plans, with Argo CD's page sizes. */
+export function planTyped(typed: TypedQuestion, previous: Query | undefined, shown: { readonly offset: number; readonly end: number } = { offset: 0, end: 0 }): { readonly calls: readonly ToolCall[]; readonly query: Query | undefined; readonly carried: boolean } {
+  return planShared(typed, previous, PRESENTATION, shown);
+}
+
+/** The answer of a typed question, in Argo CD's words. */
+export function respondTyped<M>(typed: TypedQuestion, results: readonly ToolResult[], query: Query | undefined, carried: boolean, remember: (query: Query, total: number, offset: number, end: number) => M, previous: M | undefined): Answer<M> {
+  return respondShared(ARGOCD_TYPED, typed, results, query, carried, remember, previous);
 }
