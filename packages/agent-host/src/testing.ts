@@ -410,3 +410,15 @@ export async function readyz(url: string, status: number, ms = 20_000): Promise<
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * Resolves once an agent's lexicon holds the estate's names (its `flotilla_store_entries{store="lexicon"}` gauge above
+ * 0): the agent reads them as it starts, and that read is not part of any answer a test counts requests of.
+ */
+export async function lexiconRead(agentUrl: string): Promise<void> {
+  for (;;) {
+    const metrics = await (await fetch(`${agentUrl}/metrics`)).text();
+    if (/flotilla_store_entries\{store="lexicon"\} [1-9]/.test(metrics)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

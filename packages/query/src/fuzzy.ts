@@ -108,10 +108,11 @@ export class FuzzyIndex {
   }
 
   /**
-   * The one known word nearest to `word` within its allowed edits, or undefined when none is or several are. A
+   * The one known word nearest to `word` within its allowed edits, or undefined when none is or several are (unless
+   * `sameMeaning` says they mean the same: "switchs" is as near "switch" as "switches"). A
    * four-letter word is corrected only by a swap of two letters ("prdo"): one other edit reaches too many words.
    */
-  correct(word: string): Correction | undefined {
+  correct(word: string, sameMeaning?: (a: string, b: string) => boolean): Correction | undefined {
     const max = allowedEdits(word.length);
     if (max === 0 || word.length > FUZZY_LIMITS.maxWordChars || this.#words.has(word)) return undefined;
     const keys = new Set<string>([word]);
@@ -133,7 +134,7 @@ export class FuzzyIndex {
           best = candidate;
           bestDistance = d;
           tie = false;
-        } else if (d === bestDistance && candidate !== best) tie = true;
+        } else if (d === bestDistance && candidate !== best && !(best !== undefined && sameMeaning?.(candidate, best) === true)) tie = true;
       }
     }
     return best === undefined || tie ? undefined : { word: best, distance: bestDistance };

@@ -148,10 +148,16 @@ export function createParser(domain: DomainDecl, live?: LiveValues): Parser {
 
 function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): Item[] {
   const items: Item[] = [];
+  // Two words as near a typo that mean the same ("switch", "switches") are one correction, not a tie.
+  const sameMeaning = (a: string, b: string): boolean => {
+    const x = lexicon.lookup(a)?.senses;
+    const y = lexicon.lookup(b)?.senses;
+    return x !== undefined && y !== undefined && JSON.stringify(x) === JSON.stringify(y);
+  };
   // One correction per distinct word of the question, however many phrases it is tried in.
   const fixes = new Map<string, ReturnType<Lexicon['fuzzy']['correct']>>();
   const correct = (w: string): ReturnType<Lexicon['fuzzy']['correct']> => {
-    if (!fixes.has(w)) fixes.set(w, lexicon.fuzzy.correct(w));
+    if (!fixes.has(w)) fixes.set(w, lexicon.fuzzy.correct(w, sameMeaning));
     return fixes.get(w);
   };
   // Per token, once: whether the lexicon knows it alone, and its correction when it does not (lazily).

@@ -35,6 +35,14 @@ describe('fuzzy index', () => {
     expect(index.correct('sunc')).toBeUndefined();
   });
 
+  it('takes one of two words as near when they mean the same, and neither when they do not', () => {
+    const index = new FuzzyIndex();
+    for (const w of ['switch', 'switches']) index.add(w);
+    expect(index.correct('switchs')).toBeUndefined();
+    expect(index.correct('switchs', () => true)?.word).toMatch(/^switch(es)?$/);
+    expect(index.correct('switchs', () => false)).toBeUndefined();
+  });
+
   it('agrees with the plain distance on every pair it finds', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-z]{4,10}$/), fc.stringMatching(/^[a-z]{4,10}$/), (a, b) => {

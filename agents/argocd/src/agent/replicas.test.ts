@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { textRequest } from '@flotilla/agent-kit';
+import { lexiconRead } from '@flotilla/agent-host/testing';
 import { startArgoCdSimulator, startFakeOpenAi, type RunningSimulator } from '@flotilla/simulators';
 import { NO_REDIS_SERVER, redisServerBinary, startRedisServer, type LocalRedisServer } from '@flotilla/state/testing';
 import { ARGOCD_AGENT_SETTINGS, startArgoCdAgent, type RunningAgent } from './start.js';
@@ -26,15 +27,6 @@ async function askCached(agentUrl: string, question: string): Promise<{ text: st
   const artifact = result.artifacts[0];
   const text = (artifact?.parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('\n');
   return { text, cached: artifact?.metadata?.cached };
-}
-
-/** Resolves once the agent's lexicon holds the estate's names (its store gauge above 0). */
-async function lexiconRead(url: string): Promise<void> {
-  for (;;) {
-    const metrics = await (await fetch(`${url}/metrics`)).text();
-    if (/flotilla_store_entries\{store="lexicon"\} [1-9]/.test(metrics)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe.skipIf(REDIS === undefined)(`Argo CD agent replicas sharing Redis${REDIS === undefined ? ` (skipped: ${NO_REDIS_SERVER})` : ''}`, () => {

@@ -107,11 +107,13 @@ describe('NetBox answers say which filters they did not apply', () => {
     expect(r.answer).toContain(`${estate.devices.length.toLocaleString('en-US')} devices`);
   });
 
-  it('"devices by role in ams1" applies the site and names only group_by as not applied', async () => {
+  it('"devices by role in ams1" is a breakdown: the site applied, every role counted, nothing left unapplied', async () => {
     const r = await ask('devices by role in ams1');
-    expect(r.metadata.not_applied).toBe('group by role');
-    expect(r.answer).toContain(`${estate.devices.filter((d) => d.site.slug === 'ams1').length} devices at ams1`);
-    expect(r.answer).not.toMatch(/did not apply[^\n]*site/);
+    expect(r.metadata.not_applied).toBeUndefined();
+    const ams1 = estate.devices.filter((d) => d.site.slug === 'ams1');
+    expect(r.answer).toContain(`${ams1.length} devices, by role`);
+    for (const role of new Set(ams1.map((d) => d.role.slug))) expect(r.answer).toMatch(new RegExp(`\\| ${role} +\\| ${ams1.filter((d) => d.role.slug === role).length} +\\|`));
+    expect(r.answer).not.toMatch(/did not apply/);
   });
 
   it('"only the uncabled ones" after a stored list applies its read_result filter (cabled=false): nothing said not applied', async () => {

@@ -1,12 +1,16 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import type { MemoryStore } from '@flotilla/agent-kit';
+import { CLASSIFICATION_MEMO, CONFIDENCE_THRESHOLD, liveParser, mcpToolCaller, oneValue, reasoningWords, typedAnswers, typedOf, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
+import type { FlotillaMetrics } from '@flotilla/metrics';
+import { conditionsOf, createParser, type Parsed, type Parser, type Query } from '@flotilla/query';
+import { LRUCache } from 'lru-cache';
+import { NETBOX_DOMAIN } from '../query/declare.js';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import { createNetBoxDomain } from './domain.js';
 import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
 import { NETBOX_OUTPUT_SCHEMAS } from '../tools/tools.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
-export const CACHEABLE_INTENTS: readonly NetBoxIntent[] = ['list_sites', 'list_devices', 'device_details', 'site_interfaces', 'device_interfaces', 'list_cables', 'list_vlans', 'list_prefixes', 'prefix_free', 'prefix_used', 'search', 'help'];
+export const CACHEABLE_INTENTS: readonly NetBoxIntent[] = ['query', 'list_sites', 'list_devices', 'device_details', 'site_interfaces', 'device_interfaces', 'list_cables', 'list_vlans', 'list_prefixes', 'prefix_free', 'prefix_used', 'search', 'help'];
 
 /**
  * The shared workflow's options (an MCP client to the NetBox MCP server, …; `memoryStore` holds the conversations'
@@ -17,7 +21,37 @@ export interface NetBoxAgentOptions extends DomainAgentOptions<NetBoxIntent, Pro
   readonly sessions?: SessionStore | undefined;
   /** The shared rate limiter's state, when the tools run in this process. */
   readonly rate?: (() => RateState | undefined) | undefined;
+  /** Where the lexicon's size is reported (`flotilla_store_entries{store="lexicon"}`). */
+  readonly metrics?: FlotillaMetrics | undefined;
+  /** Aborted when the agent closes: the lexicon's reads stop with it. */
+  readonly lifetime?: AbortSignal | undefined;
+  /**
+   * Read NetBox's names (sites, roles, tenants, device names...) into the typed reader's lexicon as the agent starts
+   * and every few minutes (default true); false: the declared words only, no request of its own.
+   */
+  readonly liveLexicon?: boolean | undefined;
 }
+
+/** The intent rules' filter entities, as the typed query's fields ("state" is cabled or enabled, by its value). */
+function oldFields(c: Classification<NetBoxIntent>): Set<string> {
+  const out = new Set<string>();
+  for (const [k, v] of Object.entries(c.entities)) {
+    if (k === 'state') out.add((oneValue(v) ?? '').split('=')[0] ?? '');
+    else if (k === 'device') out.add(c.intent === 'device_interfaces' ? 'device' : 'name');
+    else if (['site', 'role', 'status', 'tag', 'region'].includes(k)) out.add(k);
+  }
+  return out;
+}
+/** Whether the rules filter on the same fields as the typed reading (a device list, interfaces of a device or a site). */
+function sameFields(c: Classification<NetBoxIntent>, query: Query): boolean {
+  const old = oldFields(c);
+  const typed = new Set(conditionsOf(query.where).map((x) => x.field));
+  return old.size === typed.size && [...old].every((f) => typed.has(f));
+}
+/** Intents the typed query does not model: their questions stay with the rules. */
+const RULES_ONLY: ReadonlySet<NetBoxIntent> = new Set(['search', 'list_cables', 'list_vlans', 'list_prefixes', 'prefix_free', 'prefix_used', 'refine', 'summary', 'next_page', 'help']);
+/** A comparison of two groups is a typed query: not reasoning the rules cannot do. */
+const COUNTED_COMPARISONS = new Set(['compare', 'compared', 'comparing', 'comparison', 'versus', 'vs', 'vs.']);
 
 /** A session store as the workflow's memory store: the conversation's progressive session is its memory. */
 export function sessionMemory(sessions: SessionStore): MemoryStore<ProgressiveSession> {
@@ -27,14 +61,75 @@ export function sessionMemory(sessions: SessionStore): MemoryStore<ProgressiveSe
   };
 }
 
-/** The NetBox agent: the kit's workflow with the NetBox intents, limitation handling and presentation rules. */
+/**
+ * The NetBox agent: the kit's workflow with the NetBox intents, limitation handling and presentation rules, and the
+ * typed reading (NETBOX_DOMAIN) for what the rules do not read completely: actions, breakdowns, rankings, comparisons,
+ * named fields, fields the rules have no words for (tenant, manufacturer, platform, rack, speed...), negations, and
+ * follow-ups of a typed answer. See docs/ARCHITECTURE.md, "A typed question".
+ */
 export function createNetBoxAgent(options: NetBoxAgentOptions) {
-  return createDomainWorkflow({
+  const classifier = createNetBoxClassifier();
+  const memoryStore = options.sessions === undefined ? options.memoryStore : sessionMemory(options.sessions);
+  const workflow = createDomainWorkflow({
     ...options,
-    classifier: createNetBoxClassifier(),
+    classifier,
     domain: createNetBoxDomain({ rate: options.rate }),
     cacheableIntents: CACHEABLE_INTENTS,
     outputSchemas: NETBOX_OUTPUT_SCHEMAS,
-    memoryStore: options.sessions === undefined ? options.memoryStore : sessionMemory(options.sessions),
+    memoryStore,
   });
+  const declaredOnly = createParser(NETBOX_DOMAIN);
+  const live = options.liveLexicon === false ? undefined : liveParser(NETBOX_DOMAIN, mcpToolCaller(options.mcp, { schemas: NETBOX_OUTPUT_SCHEMAS }), { metrics: options.metrics, lifetime: options.lifetime });
+  const typed = { current: (): Promise<Parser> => (live === undefined ? Promise.resolve(declaredOnly) : live.current()) };
+  // The estate's names are read as the agent starts, not by its first question.
+  void typed.current();
+  const parses = new LRUCache<string, { readonly parser: Parser; readonly parsed: Parsed }>({ max: CLASSIFICATION_MEMO.entries });
+  function parseOnce(parser: Parser, question: string): Parsed {
+    const hit = question.length <= CLASSIFICATION_MEMO.maxChars ? parses.get(question) : undefined;
+    if (hit !== undefined && hit.parser === parser) return hit.parsed;
+    const parsed = parser.parse(question, Date.now());
+    if (!parsed.clock && question.length <= CLASSIFICATION_MEMO.maxChars) parses.set(question, { parser, parsed });
+    return parsed;
+  }
+  const turn = (t: TypedQuestion, followup: boolean): Classification<NetBoxIntent> => ({
+    intent: followup ? 'query_followup' : 'query',
+    entities: { typed_query: JSON.stringify(t) },
+    confidence: 0.95,
+    complexity: 'simple',
+    alternatives: [],
+    unused: [],
+    corrected: [],
+  });
+  async function typedClassification(question: string, contextId: string): Promise<Classification<NetBoxIntent> | undefined> {
+    if (reasoningWords(question).some((w) => !COUNTED_COMPARISONS.has(w))) return undefined;
+    const parser = await typed.current();
+    const parsed = parseOnce(parser, question);
+    const marks = parsed.edit;
+    const follows = marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
+    if (parsed.kind === 'action') return turn(typedOf(parsed), false);
+    const old = classifier.classify(question);
+    const lastTyped = (old.intent === 'next_page' || follows) && (await memoryStore?.load(contextId))?.tool === 'query';
+    if (old.intent === 'next_page' && lastTyped) return turn({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);
+    if (parsed.kind === 'empty' || parsed.query === undefined || !typedAnswers(parsed)) return undefined;
+    const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
+    // What the typed query does not model (search, cables, VLANs, prefixes, addresses, batches) stays with the rules;
+    // so does a reading the typed parser only guessed ("xyz9" as a device name) where the rules are sure.
+    if (RULES_ONLY.has(old.intent) || (oldSure && parsed.inferred.length > 0)) return undefined;
+    const shape = parsed.query.what.kind;
+    const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || shape === 'fields';
+    const negated = conditionsOf(parsed.query.where).length > 0 && JSON.stringify(parsed.query.where).includes('"op":"not"');
+    // The rules take a word of a name's shape as a site or device ("amss1"); the typed reader checks names against
+    // NetBox's (and corrects them). Before the lexicon is read, nothing is known and the rules' reading stands.
+    const namesKnown = parser.lexicon.liveCount === 0 || ['site', 'device'].every((k) => { const v = oneValue(old.entities[k]); return v === undefined || parser.lexicon.spelling.has(v.toLowerCase()); });
+    // The rules keep the questions they read completely, on the same fields and names, in a shape they have.
+    if (oldSure && !ownShape && !(lastTyped && follows) && !negated && namesKnown && sameFields(old, parsed.query)) return undefined;
+    return turn(typedOf(parsed), lastTyped && follows);
+  }
+  return {
+    graph: workflow.graph,
+    async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<NetBoxIntent>): Promise<TurnResult<NetBoxIntent>> {
+      const reading = await typedClassification(question, contextId);
+      return workflow.ask(question, contextId, signal, reading ?? classification);
+    },
+  };
 }

@@ -9,7 +9,8 @@ const classifier = createNetBoxClassifier();
  * Phrasings engineers type for each intent, with the entities they must give: every intent but `unknown` has some (a
  * new intent does not compile until it does); what NetBox cannot answer is below.
  */
-const PHRASINGS: Readonly<Record<Exclude<NetBoxIntent, 'unknown'>, readonly (readonly [question: string, entities: Readonly<Record<string, string>>])[]>> = {
+// The typed query's intents come from the typed reader (agent.ts), not from the rules: they have no phrasings here.
+const PHRASINGS: Readonly<Record<Exclude<NetBoxIntent, 'unknown' | 'query' | 'query_followup'>, readonly (readonly [question: string, entities: Readonly<Record<string, string>>])[]>> = {
   list_sites: [['list sites', {}], ['which data centers do we have?', {}], ['show all sites', {}]],
   list_devices: [
     ['devices in ams1', { site: 'ams1' }],

@@ -17,6 +17,9 @@ export const NETBOX_INTENTS = [
   'next_page',
   'refine',
   'summary',
+  // A typed query (agent.ts reads the question as one when the rules do not answer it), and a follow-up of one.
+  'query',
+  'query_followup',
   'help',
   'unknown',
 ] as const;

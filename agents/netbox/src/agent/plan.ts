@@ -5,6 +5,7 @@ import type { ProgressiveSession } from '@flotilla/limitations';
 import type { NetBoxIntent } from './intents.js';
 import { COUNT_FILTERS, defined, LIST_TOOLS, type Args } from './lists.js';
 import { PRESENTATION } from './present.js';
+import { planNetBoxTyped } from './typed.js';
 
 function deviceFilters(e: Entities): Args {
   return defined({ site: oneValue(e.site), role: oneValue(e.role), status: oneValue(e.status), tag: oneValue(e.tag) });
@@ -76,6 +77,9 @@ export function planFor(c: Classification<NetBoxIntent>, memory: ProgressiveSess
       const filters = Object.fromEntries(COUNT_FILTERS.filter((k) => memory.args[k] !== undefined).map((k) => [k, memory.args[k]]));
       return [{ tool: 'count_netbox_objects', args: { object_type: memory.itemKind, ...filters } }];
     }
+    case 'query':
+    case 'query_followup':
+      return planNetBoxTyped(c, memory);
     case 'help':
     case 'unknown':
       return [];

@@ -16,6 +16,7 @@ import {
   type ToolCall,
   type ToolResult,
 } from '@flotilla/agent-kit';
+import { respondNetBoxTyped } from './typed.js';
 import {
   advance,
   explain,
@@ -281,6 +282,9 @@ export function createRespond({ now, plan: planFor }: PresentOptions): AgentDoma
     const detected = limitations.filter((l): l is DetectedLimitation => l.kind !== 'low_confidence' && l.kind !== 'unsupported');
     const list = (what: string, itemKind: string): Answer<ProgressiveSession> => listAnswer({ results, what, itemKind, contextId, limitations: detected, handling, probes, memory });
     switch (c.intent) {
+      case 'query':
+      case 'query_followup':
+        return respondNetBoxTyped(c, results, memory, contextId, now);
       case 'help':
         return helpAnswer('NetBox', capabilities, HELP_OPTIONS, memory);
       case 'list_sites':

@@ -7,6 +7,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { generateNetBoxEstate, startNetBoxSimulator, type RunningNetBoxSimulator } from '@flotilla/simulators';
 import { textRequest } from '@flotilla/agent-kit';
+import { lexiconRead } from '@flotilla/agent-host/testing';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent, type RunningNetBoxAgent } from './start.js';
 
 /**
@@ -186,11 +187,17 @@ describe('NetBox scenarios over A2A', () => {
   });
 
   it('17. a question it cannot answer gets the options as structured data (graceful fallback)', async () => {
-    const r = await ask('reboot the core switches', randomUUID());
-    expect(r.metadata.strategy).toBe('limitation_aware');
+    const r = await ask('what is the weather like in ams1 tomorrow', randomUUID());
     expect(r.answer).toContain("I can't answer that");
     expect(r.data?.limitation?.strategies).toEqual(['fallback']);
     expect(r.data?.limitation?.options.length).toBeGreaterThan(3);
+    expect(r.totalCalls).toBe(0);
+  });
+
+  it('a request to act is answered as such: nothing done, how to do it in NetBox, nothing read', async () => {
+    const r = await ask('reboot the core switches', randomUUID());
+    expect(r.answer).toMatch(/^Flotilla is read-only: I did not restart/);
+    expect(r.data).toMatchObject({ read_only: true, not_done: 'restart' });
     expect(r.totalCalls).toBe(0);
   });
 
@@ -210,6 +217,8 @@ describe('NetBox scenarios over A2A', () => {
     await first.close();
     const second = await startAgent({ 'state-dir': stateDir, 'data-dir': dataDir });
     try {
+      // The restarted agent reads NetBox's names for its lexicon as it starts: not part of the answer counted here.
+      await lexiconRead(second.url);
       const next = await ask('next batch', contextId, second.url);
       expect(next.answer).toMatch(/Batch 2 of \d+: [\d,]+ interfaces/);
       expect(next.totalCalls).toBe(0);

@@ -55,6 +55,8 @@ export const SKILL_OF_NETBOX_INTENT: Readonly<Record<NetBoxIntent, string>> = {
   list_prefixes: 'netbox-ipam',
   prefix_free: 'netbox-ipam',
   prefix_used: 'netbox-ipam',
+  query: 'netbox-inventory',
+  query_followup: 'netbox-inventory',
   help: 'none',
   unknown: 'none',
 };
@@ -79,7 +81,7 @@ export const NETBOX_AGENT = defineDomainAgent({
   // executed by the rules to the end as well: hybrid mode answers them without the model.
   fullyExecuted: NETBOX_INTENTS.filter((intent) => intent !== 'unknown'),
   // What acts on the conversation's last list: in hybrid mode, a list the model produced is the model's to go on with.
-  continuations: ['next_page', 'refine', 'summary'],
+  continuations: ['next_page', 'refine', 'summary', 'query_followup'],
   classifier: () => createNetBoxClassifier(),
   createAgent: (context: DomainAgentContext<NetBoxClient, NetBoxIntent, ProgressiveSession, unknown>) => {
     // The shared rate limiter of the tools in process: limitation detection weighs its pressure.
@@ -100,7 +102,12 @@ export const NETBOX_AGENT = defineDomainAgent({
     },
     reply: (turn) => ({
       data: turn.data,
-      metadata: { limitations: turn.limitations.map((l) => l.kind).join(','), handling: (turn.handling?.strategies ?? []).join(',') },
+      metadata: {
+        limitations: turn.limitations.map((l) => l.kind).join(','),
+        handling: (turn.handling?.strategies ?? []).join(','),
+        // The query as understood (typed answers), for clients and for whoever reads what the agent did.
+        ...(turn.data?.query === undefined ? {} : { query: JSON.stringify(turn.data.query) }),
+      },
     }),
   },
 });

@@ -16,6 +16,16 @@ const STATUS_VALUES: readonly DeclaredValue[] = [
   { value: 'decommissioning', words: ['decommissioning', 'being decommissioned', 'decom', 'retiring'] },
 ];
 
+/** The usual device roles, with the words people use; the estate's own roles come in live beside them. */
+const ROLE_VALUES: readonly DeclaredValue[] = [
+  { value: 'switch', words: ['switch', 'switches', 'leaf', 'leaves', 'spine', 'spines', 'tor', 'tors'] },
+  { value: 'router', words: ['router', 'routers', 'edge router', 'edge routers'] },
+  { value: 'firewall', words: ['firewall', 'firewalls', 'fw', 'fws'] },
+  { value: 'server', words: ['server', 'servers', 'hypervisor', 'hypervisors', 'compute node', 'compute nodes'] },
+  { value: 'pdu', words: ['pdu', 'pdus', 'power strip', 'power strips'] },
+  { value: 'console-server', words: ['console server', 'console servers', 'terminal server', 'terminal servers'] },
+];
+
 export const DEVICES: EntityDecl = {
   name: 'devices',
   singular: 'device',
@@ -26,7 +36,7 @@ export const DEVICES: EntityDecl = {
   fields: [
     { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'hostname', 'hostnames', 'device name'], live: true, exec: 'upstream', rank: 0 },
     { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'datacentre', 'dc', 'location', 'pop', 'facility'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 6 },
-    { name: 'role', label: 'role', type: 'name', words: ['role', 'roles', 'device role', 'device roles', 'kind', 'function'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 5 },
+    { name: 'role', label: 'role', type: 'name', words: ['role', 'roles', 'device role', 'device roles', 'kind', 'function'], values: ROLE_VALUES, live: true, exec: 'upstream', groupable: true, projection: true, rank: 5 },
     { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state', 'lifecycle'], values: STATUS_VALUES, exec: 'upstream', groupable: true, projection: true, rank: 4 },
     { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner', 'owners', 'owned by', 'customer', 'business unit'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 3 },
     { name: 'manufacturer', label: 'manufacturer', type: 'name', words: ['manufacturer', 'manufacturers', 'vendor', 'vendors', 'make', 'brand', 'made by', 'oem'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 4 },
@@ -57,9 +67,9 @@ export const INTERFACES: EntityDecl = {
   fields: [
     { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'interface name', 'port name'], exec: 'upstream', rank: 0 },
     // A device's interfaces are asked by the device's name: a device name is the interfaces' `device`.
-    { name: 'device', label: 'device', type: 'name', words: ['device', 'devices', 'on device', 'host', 'switch name'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 6 },
+    { name: 'device', label: 'device', type: 'name', words: ['device', 'on device', 'switch name', 'device name'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 6 },
     { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'dc', 'location'], live: true, exec: 'upstream', rank: 6 },
-    { name: 'role', label: 'device role', type: 'name', words: ['role', 'device role', 'roles'], live: true, exec: 'upstream', rank: 5 },
+    { name: 'role', label: 'device role', type: 'name', words: ['role', 'device role', 'roles'], values: ROLE_VALUES, live: true, exec: 'upstream', rank: 5 },
     {
       name: 'type',
       label: 'type',
@@ -84,8 +94,8 @@ export const INTERFACES: EntityDecl = {
       type: 'bool',
       words: ['admin state', 'administrative state', 'enabled state'],
       values: [
-        { value: 'true', words: ['enabled', 'up', 'admin up', 'on', 'turned on'] },
-        { value: 'false', words: ['disabled', 'down', 'admin down', 'shut', 'shutdown', 'shut down', 'off', 'turned off'] },
+        { value: 'true', words: ['enabled', 'up', 'admin up', 'turned on', 'not shut'] },
+        { value: 'false', words: ['disabled', 'down', 'admin down', 'shut', 'shutdown', 'shut down', 'turned off'] },
       ],
       exec: 'upstream',
       groupable: true,

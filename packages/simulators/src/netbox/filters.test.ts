@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 async function count(path: string, params: readonly (readonly [string, string])[]): Promise<number> {
-  const query = new URLSearchParams([...params, ['limit', '1']]);
+  const query = new URLSearchParams([...params.map(([k, v]): [string, string] => [k, v]), ['limit', '1']]);
   const response = await fetch(`${sim.url}/api/${path}/?${query.toString()}`, { headers: { authorization: `Token ${TOKEN}` } });
   const body = (await response.json()) as { count?: number };
   expect(response.status, JSON.stringify(body)).toBe(200);
