@@ -129,10 +129,11 @@ export class NetBoxClient {
    * One page: `limit` items from `offset` (limit <= maxPageSize), and the total. One request, read item by item as
    * it streams in (each item validated on its own, `count` captured beside them), never the whole page at once.
    */
-  async page<M extends NetBoxModel>(model: M, filters: Filters, page: { limit: number; offset: number }, signal?: AbortSignal): Promise<{ count: number; results: ItemOf<M>[] }> {
+  async page<M extends NetBoxModel>(model: M, filters: Filters, page: { limit: number; offset: number; fields?: readonly (typeof NETBOX_MODELS)[M]['fields'][number][] }, signal?: AbortSignal): Promise<{ count: number; results: ItemOf<M>[] }> {
     const spec = NETBOX_MODELS[model];
     const limit = Math.min(page.limit, this.maxPageSize);
-    const params = query({ ...filters, limit, offset: page.offset, fields: spec.fields.join(',') }, model);
+    // `fields`: fewer than the model's (a lexicon reads names only); the item schema's other fields are optional.
+    const params = query({ ...filters, limit, offset: page.offset, fields: (page.fields ?? spec.fields).join(',') }, model);
     const body = await this.http.getPage({ operation: `list_${model}`, path: `api/${spec.path}/`, query: params, listKey: 'results', itemSchema: spec.schema, scalarsSchema: PageMeta, pageSize: limit, signal });
     return { count: body.scalars.count, results: body.items as ItemOf<M>[] };
   }

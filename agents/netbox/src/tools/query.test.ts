@@ -165,5 +165,16 @@ describe('NetBox query tool', () => {
     expect(items.filter((i) => i.field === 'manufacturer').map((i) => i.value).sort()).toEqual(estate.manufacturers.map((m) => m.slug).sort());
     expect(items.filter((i) => i.field === 'site')).toHaveLength(estate.sites.length);
     expect(items.filter((i) => i.field === 'tenant').length).toBeGreaterThan(0);
+    // Device names: read with their names only, every one (page through list_values as the lexicon does).
+    sim.resetStats();
+    const names: string[] = [];
+    for (let offset = 0; ; offset += 100) {
+      const page = (await mcp.callTool({ name: 'list_values', arguments: { entity: 'devices', fields: ['name'], limit: 100, offset } })) as { content: { text?: string }[] };
+      const body = JSON.parse(page.content[0]?.text ?? '{}') as { items: { value: string }[]; has_more: boolean };
+      names.push(...body.items.map((i) => i.value));
+      if (!body.has_more) break;
+    }
+    expect(names.sort()).toEqual(estate.devices.map((d) => d.name).sort());
+    expect(sim.stats().byEndpoint['dcim/devices']).toBe(Math.ceil(estate.devices.length / 1_000));
   });
 });

@@ -294,12 +294,13 @@ export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient
           const sites = await client.walk('sites', {}, options.walk, ctx.signal);
           for (const s of sites.items) if (typeof s.slug === 'string' && s.slug !== '') values.add(s.slug);
         } else if (source === 'device_names') {
-          const limits = { ...options.walk, maxItems: Math.max(options.walk.maxItems, NETBOX_LIST_VALUES_LIMITS.maxValues) };
-          const first = await client.page('devices', {}, { limit: client.maxPageSize, offset: 0 }, ctx.signal);
-          const pages = Math.min(Math.ceil(Math.min(first.count, NETBOX_LIST_VALUES_LIMITS.maxValues) / client.maxPageSize), limits.maxCalls);
+          // Names only, page by page, up to maxValues (and the walk's request budget).
+          const pageOf = (offset: number) => client.page('devices', {}, { limit: client.maxPageSize, offset, fields: ['id', 'name'] }, ctx.signal);
+          const first = await pageOf(0);
+          const pages = Math.min(Math.ceil(Math.min(first.count, NETBOX_LIST_VALUES_LIMITS.maxValues) / client.maxPageSize), options.walk.maxCalls);
           for (const d of first.results) if (typeof d.name === 'string') values.add(d.name);
           for (let p = 1; p < pages && values.size < NETBOX_LIST_VALUES_LIMITS.maxValues; p += 1) {
-            for (const d of (await client.page('devices', {}, { limit: client.maxPageSize, offset: p * client.maxPageSize }, ctx.signal)).results) if (typeof d.name === 'string') values.add(d.name);
+            for (const d of (await pageOf(p * client.maxPageSize)).results) if (typeof d.name === 'string') values.add(d.name);
           }
         } else {
           for (const x of (await client.names(source, ctx.signal)).items) values.add(x.slug);
