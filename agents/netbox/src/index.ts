@@ -26,3 +26,4 @@ export {
   type RunningNetBoxAgent,
 } from './agent/start.js';
 export { NETBOX_PROMPT } from './agent/prompt.js';
+export { NETBOX_DOMAIN } from './query/declare.js';

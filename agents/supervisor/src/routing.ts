@@ -1,4 +1,5 @@
 import { QUESTION_MAX_CHARS } from '@flotilla/agent-kit';
+import { FuzzyIndex } from '@flotilla/query';
 import type { SkillView } from './registry.js';
 
 /**
@@ -37,21 +38,35 @@ const STOP = new Set(
   ).split(' '),
 );
 
-/** Lower-case words without stop words, with a plural `s` dropped (apps → app, switches → switche → switch). */
-export function words(text: string): string[] {
+/** Lower-case tokens without stop words, as written. */
+function tokens(text: string): string[] {
   return text
     .slice(0, ROUTING.maxChars)
     .toLowerCase()
     .split(/[^a-z0-9]+/)
-    .filter((w) => w.length > 1 && !STOP.has(w))
-    .map((w) => (w.length > 4 && w.endsWith('es') && /(sh|ch|x|s)es$/.test(w) ? w.slice(0, -2) : w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
+    .filter((w) => w.length > 1 && !STOP.has(w));
+}
+
+/** A word with a plural `s` dropped (apps → app, switches → switch). */
+const stem = (w: string): string => (w.length > 4 && w.endsWith('es') && /(sh|ch|x|s)es$/.test(w) ? w.slice(0, -2) : w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w);
+
+/** Lower-case words without stop words, with a plural `s` dropped (apps → app, switches → switche → switch). */
+export function words(text: string): string[] {
+  return tokens(text).map(stem);
 }
 
 /** Weight of each word in an agent's vocabulary: tags 3, skill names 2, examples 1.5, descriptions 1. */
 export function vocabulary(agent: RoutableAgent): Map<string, number> {
   const vocab = new Map<string, number>();
+  const index = new FuzzyIndex();
   const add = (text: string, weight: number): void => {
-    for (const w of words(text)) vocab.set(w, Math.max(vocab.get(w) ?? 0, weight));
+    for (const raw of tokens(text)) {
+      const w = stem(raw);
+      vocab.set(w, Math.max(vocab.get(w) ?? 0, weight));
+      // Typos are corrected against the words as written and as stemmed ("swicthes" → "switches" → switch).
+      index.add(raw);
+      index.add(w);
+    }
   };
   add(`${agent.name} ${agent.description}`, 1);
   for (const skill of agent.skills) {
@@ -60,11 +75,33 @@ export function vocabulary(agent: RoutableAgent): Map<string, number> {
     add(skill.name, 2);
     for (const tag of skill.tags) add(tag, 3);
   }
+  typoIndexes.set(vocab, index);
   return vocab;
 }
 
+/** Each vocabulary's typo index (its words as written and stemmed), built with it. */
+const typoIndexes = new WeakMap<ReadonlyMap<string, number>, FuzzyIndex>();
+
+/**
+ * The question's words weighed by the vocabulary; a misspelt word ("swiches") counts as the word it is nearest to
+ * (several as near are all this agent's words: any of them).
+ */
 export function score(question: string, vocab: ReadonlyMap<string, number>): number {
-  return [...new Set(words(question))].reduce((sum, w) => sum + (vocab.get(w) ?? 0), 0);
+  const index = typoIndexes.get(vocab);
+  let sum = 0;
+  const seen = new Set<string>();
+  for (const raw of tokens(question)) {
+    if (seen.has(stem(raw))) continue;
+    seen.add(stem(raw));
+    const exact = vocab.get(stem(raw));
+    if (exact !== undefined) {
+      sum += exact;
+      continue;
+    }
+    const fixed = index?.correct(raw, () => true);
+    if (fixed !== undefined) sum += vocab.get(stem(fixed.word)) ?? vocab.get(fixed.word) ?? 0;
+  }
+  return sum;
 }
 
 /** Follow-ups that continue what the last agent answered. */

@@ -169,7 +169,11 @@ export function respondTyped<M>(options: TypedAnswerOptions, typed: TypedQuestio
   const readAs = `Read as: ${describeQuery(entity, query)}${carried ? ' (carried over from your last question)' : ''}.`;
   const lead: string[] = [];
   if (typed.unapplied.length > 0) lead.push(`I did not understand ${typed.unapplied.map((w) => `"${w}"`).join(', ')} in your question, so this answer does not take ${typed.unapplied.length === 1 ? 'it' : 'them'} into account.`);
-  if (typed.notRead.length > 0) lead.push(`I did not apply ${typed.notRead.join(', ')}: ${options.system} holds it, but I do not read it yet.`);
+  for (const label of typed.notRead) {
+    // A field the system does not hold says what it holds instead; one it holds, that it is not read yet.
+    const note = entity.fields.find((f) => f.label === label && f.exec === 'not_read')?.note;
+    lead.push(note === undefined ? `I did not apply ${label}: ${options.system} holds it, but I do not read it yet.` : `I did not apply ${label}: ${note}`);
+  }
   if (notes.length > 0 || carried) lead.push(`(${readAs}${notes.length > 0 ? ` I ${notes.join('; ')}.` : ''})`);
   const notApplied = [...typed.unapplied.map((w) => `"${w}"`), ...typed.notRead.map((f) => `${f} (not read)`)];
   const data = { query: query as unknown as Record<string, unknown>, ...(notApplied.length > 0 ? { not_applied: notApplied } : {}) };

@@ -94,3 +94,17 @@ export function entityOf(domain: DomainDecl, name: string): EntityDecl {
 export function fieldOf(entity: EntityDecl, name: string): FieldDecl | undefined {
   return entity.fields.find((f) => f.name === name);
 }
+
+/**
+ * The single words a domain's declaration names its things with ("devices", "switches", "degraded"): its entities'
+ * words and the declared values' words of the fields given. What a router matches questions against (an agent
+ * card's skill tags), at most `max`, in declared order.
+ */
+export function domainWords(domain: DomainDecl, entities: readonly string[], valueFields: readonly string[] = [], max = 80): string[] {
+  const out = new Set<string>();
+  for (const entity of domain.entities.filter((e) => entities.includes(e.name))) {
+    for (const w of entity.words) out.add(w);
+    for (const f of entity.fields) if (valueFields.includes(f.name)) for (const v of f.values ?? []) for (const w of v.words ?? []) out.add(w);
+  }
+  return [...out].filter((w) => /^[a-z][a-z0-9-]{1,30}$/.test(w)).slice(0, max);
+}

@@ -1,5 +1,6 @@
 export { QUERY_LIMITS, and, or, not, conditionsOf, querySchema, type Condition, type Query, type Scalar, type Sort, type What, type Where } from './query.js';
 export {
+  domainWords,
   entityOf,
   fieldOf,
   type ActionDecl,

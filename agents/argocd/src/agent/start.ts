@@ -1,7 +1,9 @@
 import { defineDomainAgent, type DomainAgentContext, type DomainAgentStartOptions, type RunningDomainAgent } from '@flotilla/agent-host';
 import type { AgentDescription } from '@flotilla/agent-kit';
 import type { Logger, Settings } from '@flotilla/core';
+import { domainWords } from '@flotilla/query';
 import type { ArgoCdClient } from '../client/argocd-client.js';
+import { ARGOCD_DOMAIN } from '../query/declare.js';
 import { ARGOCD_MCP } from '../server.js';
 import { ARGOCD_PROMPT } from './prompt.js';
 import { createArgoCdAgent } from './agent.js';
@@ -17,7 +19,8 @@ export const ARGOCD_AGENT_CARD: AgentDescription = {
       id: 'argocd-applications',
       name: 'Argo CD applications',
       description: 'List and filter applications by project, sync, health, cluster, namespace or label; show one application; page through long answers.',
-      tags: ['argocd', 'gitops', 'kubernetes', 'applications', 'apps', 'sync', 'health'],
+      // The declared words for applications and their states (query/declare.ts): what the supervisor routes by.
+      tags: [...new Set(['argocd', 'gitops', 'kubernetes', 'applications', 'apps', 'sync', 'health', ...domainWords(ARGOCD_DOMAIN, ['applications'], ['health', 'sync'])])],
       examples: ['which apps are out of sync in prod?', 'status of payments-api-prod', 'next page', 'only the degraded ones'],
     },
     {

@@ -4,7 +4,9 @@ import type { AgentDescription } from '@flotilla/agent-kit';
 import type { Logger, Settings } from '@flotilla/core';
 import { createFileSessionStore, createMemorySessionStore, createRedisSessionStore, type ProgressiveSession, type SessionStore } from '@flotilla/limitations';
 import { z } from 'zod';
+import { domainWords } from '@flotilla/query';
 import type { NetBoxClient } from '../client/netbox-client.js';
+import { NETBOX_DOMAIN } from '../query/declare.js';
 import { NETBOX_MCP } from '../server.js';
 import { NETBOX_PROMPT } from './prompt.js';
 import { createNetBoxAgent, sessionMemory } from './agent.js';
@@ -19,14 +21,15 @@ export const NETBOX_AGENT_CARD: AgentDescription = {
       id: 'netbox-inventory',
       name: 'NetBox inventory',
       description: 'Sites and devices by site, role, status or tag; one device with its interfaces and IP addresses; search.',
-      tags: ['netbox', 'dcim', 'inventory', 'sites', 'devices'],
+      // The declared words for devices, sites and their roles (query/declare.ts): what the supervisor routes by.
+      tags: [...new Set(['netbox', 'dcim', 'inventory', 'sites', 'devices', ...domainWords(NETBOX_DOMAIN, ['devices', 'sites'], ['role'])])],
       examples: ['list sites', 'devices in ams1', 'which switches are offline in fra1?', 'show device ams1-sw-001', 'how many routers are there?', 'firewalls at lon1', 'find core'],
     },
     {
       id: 'netbox-connectivity',
       name: 'NetBox interfaces and cables',
       description: 'Interfaces of every device at a site (batched, exact, or a quick sample), cables of a site or a device; long answers in batches.',
-      tags: ['netbox', 'dcim', 'interfaces', 'cables'],
+      tags: [...new Set(['netbox', 'dcim', 'interfaces', 'cables', ...domainWords(NETBOX_DOMAIN, ['interfaces'])])],
       examples: ['interfaces of every switch in ams1', 'cables of ams1', 'next batch', 'only the uncabled ones'],
     },
     {

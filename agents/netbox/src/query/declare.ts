@@ -106,12 +106,13 @@ export const INTERFACES: EntityDecl = {
     { name: 'cabled', label: 'cabled', type: 'bool', words: ['cable', 'cabling'], values: [{ value: 'true', words: ['cabled', 'with a cable', 'patched'] }, { value: 'false', words: ['uncabled', 'not cabled', 'without a cable', 'unpatched', 'free', 'unused'] }], exec: 'upstream', groupable: true, projection: true },
     { name: 'mark_connected', label: 'marked connected', type: 'bool', values: [{ value: 'true', words: ['marked connected', 'mark connected', 'mark_connected'] }], exec: 'upstream', groupable: true, projection: true },
     { name: 'mgmt_only', label: 'management only', type: 'bool', values: [{ value: 'true', words: ['management', 'mgmt', 'management only', 'mgmt only', 'oob', 'out of band'] }], exec: 'upstream', groupable: true, projection: true },
-    { name: 'speed', label: 'speed (kbit/s)', type: 'number', words: ['speed', 'speeds', 'bandwidth', 'link speed'], exec: 'upstream', groupable: true, projection: true },
+    { name: 'speed', label: 'speed (kbit/s)', type: 'number', words: ['speed', 'speeds', 'configured speed', 'port speed'], exec: 'upstream', groupable: true, projection: true },
     { name: 'mtu', label: 'MTU', type: 'number', words: ['mtu', 'mtus', 'jumbo'], exec: 'upstream', groupable: true, projection: true },
     { name: 'mac_address', label: 'MAC address', type: 'text', words: ['mac', 'mac address', 'mac addresses', 'hardware address'], exec: 'tool', projection: true },
     { name: 'description', label: 'description', type: 'text', words: ['description', 'descriptions'], exec: 'tool', projection: true },
     { name: 'cable_peer', label: 'cable peer', type: 'text', words: ['cable peer', 'peer', 'connected to', 'other end', 'far end', 'neighbor', 'neighbour'], exec: 'not_read', note: 'list_cables shows both ends of the cables of a device.' },
     { name: 'link_state', label: 'live link state', type: 'text', words: ['link state', 'oper status', 'operational status', 'link status'], exec: 'not_read', note: 'NetBox stores whether an interface is enabled, not its live link state.' },
+    { name: 'utilisation', label: 'live traffic', type: 'text', words: ['bandwidth', 'utilisation', 'utilization', 'traffic', 'throughput', 'load', 'errors', 'drops'], exec: 'not_read', note: 'NetBox keeps inventory, not live traffic: ask your monitoring (Prometheus, SNMP) for it.' },
   ],
 };
 
@@ -141,7 +142,7 @@ export const NETBOX_DOMAIN: DomainDecl = {
     { verb: 'decommission', words: ['decommission', 'retire', 'decom'], how: 'set the status of {name} to Decommissioning on its page in NetBox (Edit), or PATCH /api/dcim/devices/<id>/ {"status": "decommissioning"}' },
     { verb: 'delete', words: ['delete', 'remove', 'destroy', 'purge', 'drop'], how: 'the Delete button on the page of {name} in NetBox, with an account allowed to' },
     { verb: 'create', words: ['create', 'add', 'provision', 'register', 'onboard', 'allocate', 'reserve', 'assign'], how: 'the Add button of the list in NetBox (or POST to its API endpoint)' },
-    { verb: 'change', words: ['edit', 'update', 'change', 'modify', 'rename', 'set', 'move', 'patch', 'enable', 'disable', 'shut', 'shutdown', 'bounce', 'renumber'], how: 'Edit on the page of {name} in NetBox (or PATCH its API endpoint)' },
+    { verb: 'change', words: ['edit', 'update', 'change', 'modify', 'rename', 'set', 'move', 'patch', 'enable', 'disable', 'shut', 'shutdown', 'shut down', 'no shut', 'bring up', 'bring down', 'bounce', 'renumber', 'turn off', 'turn on'], how: 'Edit on the page of {name} in NetBox (or PATCH its API endpoint)' },
     { verb: 'restart', words: ['restart', 'reboot', 'reload', 'power cycle', 'power-cycle'], how: 'NetBox records devices, it does not run them: use the device itself or your automation' },
     { verb: 'cable', words: ['connect', 'plug', 'patch in', 'unplug', 'disconnect'], how: 'Connect or Disconnect on the interface of {name} in NetBox records a cable; the physical work is yours' },
   ],
