@@ -3,10 +3,12 @@
  * against the Argo CD simulator, each in a new conversation, each answer judged by the answer suite's judge against
  * the expected answer computed from the raw estate.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { ARGOCD_AGENT_SETTINGS, ARGOCD_DOMAIN, startArgoCdAgent } from '@flotilla/agent-argocd';
@@ -87,6 +89,17 @@ export function timeParse(d: Estates, seed: number): ParseTiming {
   return { questions: times.length, chars: PARSE_LIMITS.maxChars, liveValues: parser.lexicon.liveCount, p50Ms: at(0.5), p99Ms: at(0.99) };
 }
 
+/** timeParse in a process of its own (parse-timing.ts): an agent's heap, not the bench's. */
+async function parseTimingInOwnProcess(seed: number): Promise<ParseTiming> {
+  const script = fileURLToPath(new URL('./parse-timing.js', import.meta.url));
+  const child = spawn(process.execPath, [script, String(seed)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const code = await new Promise<number | null>((done) => child.once('exit', done));
+  if (code !== 0) throw new Error(`the parse timing exited with ${String(code)}`);
+  return JSON.parse(out) as ParseTiming;
+}
+
 /** Asks `n` generated questions (seeded) of an Argo CD agent started here against `argoUrl`. */
 export async function runTypedAnswers(options: { readonly argoUrl: string; readonly token: string; readonly d: Estates; readonly n: number; readonly seed?: number; readonly progress?: (line: string) => void; readonly timeParse?: boolean }): Promise<TypedAnswersRun> {
   const seed = options.seed ?? 31;
@@ -107,7 +120,7 @@ export async function runTypedAnswers(options: { readonly argoUrl: string; reado
       rows.push({ construction: q.construction, question: q.ask, verdict, why, answer: reply.answer.slice(0, 600) });
       if ((i + 1) % 500 === 0) options.progress?.(`answers (generated): ${i + 1}/${questions.length} questions\n`);
     }
-    return { questions: questions.length, seed, tally: tallyByConstruction(rows), seconds: (performance.now() - began) / 1000, rows, ...(options.timeParse === true ? { parse: timeParse(options.d, seed) } : {}) };
+    return { questions: questions.length, seed, tally: tallyByConstruction(rows), seconds: (performance.now() - began) / 1000, rows, ...(options.timeParse === true ? { parse: await parseTimingInOwnProcess(seed) } : {}) };
   } finally {
     await agent.close();
     await rm(dataDir, { recursive: true, force: true });
