@@ -132,7 +132,11 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       const old = classifier.classify(question);
       // The conversation's memory is read only when the question may continue a typed answer.
       const continues = old.intent === 'next_page' || marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
-      const lastTyped = continues && (await options.memoryStore?.load(contextId))?.query !== undefined;
+      const memory = continues ? await options.memoryStore?.load(contextId) : undefined;
+      const lastTyped = memory?.query !== undefined;
+      // A question that points back at an answer the rules gave ("and how many of those…") is theirs to go on with:
+      // read on its own, it would answer about the whole estate.
+      if (memory !== undefined && !lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd)) return undefined;
       if (old.intent === 'next_page' && lastTyped) {
         // "next page", "list them" after a typed answer: its rows, by the typed path.
         return typedTurn({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);

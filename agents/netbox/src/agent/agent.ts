@@ -110,8 +110,9 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     const old = classifier.classify(question);
     const memory = old.intent === 'next_page' || follows ? await memoryStore?.load(contextId) : undefined;
     const lastTyped = memory?.tool === 'query';
-    // A question that points back at an answer the rules gave ("how many of them are staged?") is the rules' to go on with.
-    if (follows && memory !== undefined && !lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd)) return undefined;
+    // A question that points back ("how many of them are staged?") at anything but a typed answer is the rules' to go
+    // on with (or to say it cannot): read on its own, it would answer about the whole estate.
+    if (!lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd)) return undefined;
     if (old.intent === 'next_page' && lastTyped) return turn({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);
     if (parsed.kind === 'empty' || parsed.query === undefined || !typedAnswers(parsed)) return undefined;
     const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
