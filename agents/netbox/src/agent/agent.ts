@@ -2,9 +2,9 @@ import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-h
 import { CLASSIFICATION_MEMO, CONFIDENCE_THRESHOLD, liveParser, mcpToolCaller, oneValue, reasoningWords, typedAnswers, typedOf, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { conditionsOf, createParser, type Parsed, type Parser, type Query } from '@flotilla/query';
+import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import { LRUCache } from 'lru-cache';
 import { NETBOX_DOMAIN } from '../query/declare.js';
-import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import { createNetBoxDomain } from './domain.js';
 import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
 import { NETBOX_OUTPUT_SCHEMAS } from '../tools/tools.js';
