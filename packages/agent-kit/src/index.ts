@@ -149,7 +149,9 @@ export {
 } from './answer-cache.js';
 export {
   liveParser,
+  parseMemo,
   planTyped,
+  typedTurn,
   respondTyped,
   typedAnswers,
   typedOf,

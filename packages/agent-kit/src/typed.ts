@@ -1,6 +1,8 @@
 import type { Answer, CallTool, ToolCall, ToolResult } from './domain.js';
 import { markdownTable, toolErrorText } from './present.js';
 import { pageOffset } from './paging.js';
+import { CLASSIFICATION_MEMO, type Classification } from './rules.js';
+import { LRUCache } from 'lru-cache';
 import {
   applyEdit,
   createParser,
@@ -112,6 +114,34 @@ export function liveParser(domain: DomainDecl, callTool: CallTool, options: { re
       if (!live && loading !== undefined) await Promise.race([loading, new Promise((resolve) => setTimeout(resolve, LIVE_LEXICON_LIMITS.firstWaitMs).unref())]);
       return parser;
     },
+  };
+}
+
+/**
+ * The same question (the many askers of a cached answer) parsed once per lexicon, unless its reading depends on the
+ * time of asking (a window ending now): bounded like the rules' CLASSIFICATION_MEMO.
+ */
+export function parseMemo(now: () => number = Date.now): (parser: Parser, question: string) => Parsed {
+  const parses = new LRUCache<string, { readonly parser: Parser; readonly parsed: Parsed }>({ max: CLASSIFICATION_MEMO.entries });
+  return (parser, question) => {
+    const hit = question.length <= CLASSIFICATION_MEMO.maxChars ? parses.get(question) : undefined;
+    if (hit !== undefined && hit.parser === parser) return hit.parsed;
+    const parsed = parser.parse(question, now());
+    if (!parsed.clock && question.length <= CLASSIFICATION_MEMO.maxChars) parses.set(question, { parser, parsed });
+    return parsed;
+  };
+}
+
+/** A typed reading as the workflow's classification: the `query` intent (or `query_followup`), the parse as JSON. */
+export function typedTurn<I extends string>(typed: TypedQuestion, followup: boolean): Classification<I> {
+  return {
+    intent: (followup ? 'query_followup' : 'query') as I,
+    entities: { typed_query: JSON.stringify(typed) },
+    confidence: 0.95,
+    complexity: 'simple',
+    alternatives: [],
+    unused: [],
+    corrected: [],
   };
 }
 

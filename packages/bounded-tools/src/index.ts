@@ -81,7 +81,10 @@ export { SNAPSHOT_DEFAULTS, SNAPSHOT_SHAPE, SNAPSHOT_TTL_RANGE, createSnapshotCa
 export {
   QUERY_OUTPUT,
   QUERY_OUTPUT_LIMITS,
+  LIST_VALUES_LIMITS,
   VALUE_ITEM,
+  listValuesFilters,
+  valueFields,
   OVERFLOW_HINT,
   checkQueryFields,
   conjuncts,

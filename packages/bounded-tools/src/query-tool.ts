@@ -158,3 +158,27 @@ export function queryOutcome<T>(query: Query, run: QueryRun<T>, options: QueryOu
     }
   }
 }
+
+/** What a `list_values` tool reads at most: values a field, fields a call. */
+export const LIST_VALUES_LIMITS = { maxValues: 5_000, maxFields: 16 } as const;
+
+/** A `list_values` tool's filters: one of the domain's entities and up to LIST_VALUES_LIMITS.maxFields of its fields. */
+export function listValuesFilters<E extends readonly [string, ...string[]]>(entities: E, fieldNames: readonly [string, ...string[]], fieldsHelp: string) {
+  return z.strictObject({
+    entity: z.enum(entities, { message: `entity must be one of ${entities.join(', ')}` }).describe(`${entities.join(', ')}.`),
+    fields: z
+      .array(z.enum(fieldNames, { message: `fields must be among ${fieldNames.join(', ')}` }))
+      .min(1)
+      .max(LIST_VALUES_LIMITS.maxFields)
+      .describe(fieldsHelp),
+  });
+}
+
+/** The fields asked of `list_values`, once each; one the entity lacks is refused, naming the entity's fields. */
+export function valueFields(domain: DomainDecl, entityName: string, asked: readonly string[]): string[] {
+  const entity = entityOf(domain, entityName);
+  const fields = [...new Set(asked)];
+  const unknown = fields.filter((f) => fieldOf(entity, f) === undefined);
+  if (unknown.length > 0) throw new FlotillaError('invalid_argument', `${entity.plural} have no field ${unknown.map((f) => `"${f}"`).join(', ')}`, { remedy: `Fields of ${entity.plural}: ${entity.fields.map((f) => f.name).join(', ')}.` });
+  return fields;
+}

@@ -1,9 +1,8 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { CLASSIFICATION_MEMO, CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, oneValue, questionParts, reasoningWords, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, oneValue, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { LRUCache } from 'lru-cache';
-import { conditionsOf, type Lexicon, type Parsed, type Parser, type Query } from '@flotilla/query';
-import { liveParser, typedAnswers, typedOf, type TypedQuestion } from './typed.js';
+import { conditionsOf, type Lexicon, type Query } from '@flotilla/query';
+import { liveParser, typedAnswers, typedOf } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
 import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
@@ -104,16 +103,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
   // The estate's names are read as the agent starts, not by its first question.
   void typed.current();
   const now = options.now ?? Date.now;
-  // The same question (the many askers of a cached answer) is parsed once per lexicon, unless its reading depends on the
-  // time of asking (a window ending now): bounded like the rules' CLASSIFICATION_MEMO.
-  const parses = new LRUCache<string, { readonly parser: Parser; readonly parsed: Parsed }>({ max: CLASSIFICATION_MEMO.entries });
-  function parseOnce(parser: Parser, question: string): Parsed {
-    const hit = question.length <= CLASSIFICATION_MEMO.maxChars ? parses.get(question) : undefined;
-    if (hit !== undefined && hit.parser === parser) return hit.parsed;
-    const parsed = parser.parse(question, now());
-    if (!parsed.clock && question.length <= CLASSIFICATION_MEMO.maxChars) parses.set(question, { parser, parsed });
-    return parsed;
-  }
+  const parseOnce = parseMemo(now);
   /**
    * The typed reading of a question, when it is the one to answer (undefined: the intent rules answer). Actions always;
    * otherwise see docs/ARCHITECTURE.md, "A typed question": the rules keep what they read completely, on the same fields
@@ -139,7 +129,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       if (memory !== undefined && !lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd)) return undefined;
       if (old.intent === 'next_page' && lastTyped) {
         // "next page", "list them" after a typed answer: its rows, by the typed path.
-        return typedTurn({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);
+        return typedTurn<ArgoIntent>({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);
       }
       if (parsed.kind === 'empty' || parsed.query === undefined) return undefined;
       const oldSure = old.intent !== 'unknown' && old.intent !== 'help' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
@@ -153,18 +143,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       if (oldSure && !ownShape && !editsTyped && namesKnown(old, lexicon) && sameFields(old, parsed.query)) return undefined;
       if (old.intent === 'help' || old.intent === 'next_page') return undefined;
     }
-    return typedTurn(typedOf(parsed), marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
-  }
-  function typedTurn(typed: TypedQuestion, followup: boolean): Classification<ArgoIntent> {
-    return {
-      intent: followup ? 'query_followup' : 'query',
-      entities: { typed_query: JSON.stringify(typed) },
-      confidence: 0.95,
-      complexity: 'simple',
-      alternatives: [],
-      unused: [],
-      corrected: [],
-    };
+    return typedTurn<ArgoIntent>(typedOf(parsed), marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
   }
   return {
     graph: workflow.graph,

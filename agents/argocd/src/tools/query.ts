@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import { FlotillaError } from '@flotilla/core';
-import { checkQueryFields, conjuncts, cutText as cut, queryOutcome, QUERY_OUTPUT, QUERY_OUTPUT_LIMITS, VALUE_ITEM, type BoundedTools, type JsonObject, type JsonValue, type ToolPayload } from '@flotilla/bounded-tools';
-import { conditionsOf, entityOf, fieldOf, querySchema, QueryRun, type Accessors, type Query, type Where } from '@flotilla/query';
+import { checkQueryFields, conjuncts, cutText as cut, LIST_VALUES_LIMITS, listValuesFilters, queryOutcome, QUERY_OUTPUT, QUERY_OUTPUT_LIMITS, valueFields, valueOut, VALUE_ITEM, type BoundedTools, type JsonObject, type ToolPayload } from '@flotilla/bounded-tools';
+import { conditionsOf, querySchema, QueryRun, type Accessors, type Query, type Where } from '@flotilla/query';
 import type { ArgoCdClient } from '../client/argocd-client.js';
 import type { Application, Cluster } from '../client/schemas.js';
 import { ARGOCD_DOMAIN, ARGOCD_QUERY_ENTITIES } from '../query/declare.js';
@@ -109,7 +108,7 @@ function projectApplication(app: Application, fields: readonly string[], acc: Ac
       continue;
     }
     const v = acc[f]?.(app);
-    out[f] = v === undefined || v === null ? null : Array.isArray(v) ? (v as readonly unknown[]).slice(0, 20).map((x): JsonValue => (typeof x === 'string' ? (cut(x) ?? '') : (x as JsonValue))) : typeof v === 'string' ? (cut(v) ?? '') : (v as JsonValue);
+    out[f] = valueOut(v, false);
   }
   return out;
 }
@@ -178,7 +177,7 @@ function projectCluster(cluster: Cluster, fields: readonly string[]): JsonObject
   const out: JsonObject = { name: cluster.name ?? cluster.server ?? '' };
   for (const f of fields) {
     const v = CLUSTER_ACCESSORS[f]?.(cluster);
-    out[f] = v === undefined || v === null ? null : typeof v === 'string' ? (cut(v) ?? '') : (v as JsonValue);
+    out[f] = valueOut(v, false);
   }
   return out;
 }
@@ -207,17 +206,7 @@ export function registerQueryTool(kit: BoundedTools, client: ArgoCdClient, direc
   });
 }
 
-/** Values the fields take over the whole estate: what the agent's lexicon reads names from. At most `maxValues` a field. */
-export const LIST_VALUES_LIMITS = { maxValues: 5_000, maxFields: 16 } as const;
-
-const ListValuesFilters = z.strictObject({
-  entity: z.enum(ARGOCD_QUERY_ENTITIES, { message: `entity must be one of ${ARGOCD_QUERY_ENTITIES.join(', ')}` }).describe('applications or clusters.'),
-  fields: z
-    .array(z.enum(FIELD_NAMES, { message: `fields must be among ${FIELD_NAMES.join(', ')}` }))
-    .min(1)
-    .max(LIST_VALUES_LIMITS.maxFields)
-    .describe('Fields of that entity whose values are names (cluster, project, namespace, team...).'),
-});
+const ListValuesFilters = listValuesFilters(ARGOCD_QUERY_ENTITIES, FIELD_NAMES, 'Fields of that entity whose values are names (cluster, project, namespace, team...).');
 
 export function registerValuesTool(kit: BoundedTools, client: ArgoCdClient, directory: ClusterDirectory): void {
   kit.registerList({
@@ -229,10 +218,7 @@ export function registerValuesTool(kit: BoundedTools, client: ArgoCdClient, dire
     filters: ListValuesFilters,
     item: VALUE_ITEM,
     load: async (filters, ctx) => {
-      const entity = entityOf(ARGOCD_DOMAIN, filters.entity);
-      const fields = [...new Set(filters.fields)];
-      const unknown = fields.filter((f) => fieldOf(entity, f) === undefined);
-      if (unknown.length > 0) throw new FlotillaError('invalid_argument', `${entity.plural} have no field ${unknown.map((f) => `"${f}"`).join(', ')}`, { remedy: `Fields of ${entity.plural}: ${entity.fields.map((f) => f.name).join(', ')}.` });
+      const fields = valueFields(ARGOCD_DOMAIN, filters.entity, filters.fields);
       const seen = new Map<string, Set<string>>(fields.map((f) => [f, new Set<string>()]));
       const take = (field: string, v: unknown): void => {
         const set = seen.get(field);

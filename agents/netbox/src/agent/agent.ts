@@ -1,9 +1,8 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { CLASSIFICATION_MEMO, CONFIDENCE_THRESHOLD, liveParser, mcpToolCaller, oneValue, reasoningWords, typedAnswers, typedOf, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
+import { CONFIDENCE_THRESHOLD, liveParser, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { conditionsOf, createParser, type Parsed, type Parser, type Query } from '@flotilla/query';
+import { conditionsOf, createParser, type Parser, type Query, type Where } from '@flotilla/query';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
-import { LRUCache } from 'lru-cache';
 import { NETBOX_DOMAIN } from '../query/declare.js';
 import { createNetBoxDomain } from './domain.js';
 import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
@@ -48,6 +47,8 @@ function sameFields(c: Classification<NetBoxIntent>, query: Query): boolean {
   const typed = new Set(conditionsOf(query.where).map((x) => x.field));
   return old.size === typed.size && [...old].every((f) => typed.has(f));
 }
+/** Whether a where negates anything (the rules have no negation). */
+const hasNot = (w: Where | undefined): boolean => w !== undefined && (w.op === 'not' || ((w.op === 'and' || w.op === 'or') && w.of.some(hasNot)));
 /** Intents the typed query does not model: their questions stay with the rules. */
 const RULES_ONLY: ReadonlySet<NetBoxIntent> = new Set(['search', 'list_cables', 'list_vlans', 'list_prefixes', 'prefix_free', 'prefix_used', 'refine', 'summary', 'next_page', 'help']);
 /** A comparison of two groups is a typed query: not reasoning the rules cannot do. */
@@ -83,23 +84,8 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
   const typed = { current: (): Promise<Parser> => (live === undefined ? Promise.resolve(declaredOnly) : live.current()) };
   // The estate's names are read as the agent starts, not by its first question.
   void typed.current();
-  const parses = new LRUCache<string, { readonly parser: Parser; readonly parsed: Parsed }>({ max: CLASSIFICATION_MEMO.entries });
-  function parseOnce(parser: Parser, question: string): Parsed {
-    const hit = question.length <= CLASSIFICATION_MEMO.maxChars ? parses.get(question) : undefined;
-    if (hit !== undefined && hit.parser === parser) return hit.parsed;
-    const parsed = parser.parse(question, Date.now());
-    if (!parsed.clock && question.length <= CLASSIFICATION_MEMO.maxChars) parses.set(question, { parser, parsed });
-    return parsed;
-  }
-  const turn = (t: TypedQuestion, followup: boolean): Classification<NetBoxIntent> => ({
-    intent: followup ? 'query_followup' : 'query',
-    entities: { typed_query: JSON.stringify(t) },
-    confidence: 0.95,
-    complexity: 'simple',
-    alternatives: [],
-    unused: [],
-    corrected: [],
-  });
+  const parseOnce = parseMemo();
+  const turn = (t: TypedQuestion, followup: boolean): Classification<NetBoxIntent> => typedTurn<NetBoxIntent>(t, followup);
   async function typedClassification(question: string, contextId: string): Promise<Classification<NetBoxIntent> | undefined> {
     if (reasoningWords(question).some((w) => !COUNTED_COMPARISONS.has(w))) return undefined;
     const parser = await typed.current();
@@ -121,7 +107,7 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     if (RULES_ONLY.has(old.intent) || (oldSure && parsed.inferred.length > 0)) return undefined;
     const shape = parsed.query.what.kind;
     const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || shape === 'fields';
-    const negated = conditionsOf(parsed.query.where).length > 0 && JSON.stringify(parsed.query.where).includes('"op":"not"');
+    const negated = hasNot(parsed.query.where);
     // The rules take a word of a name's shape as a site or device ("amss1"); the typed reader checks names against
     // NetBox's (and corrects them). Before the lexicon is read, nothing is known and the rules' reading stands.
     const namesKnown = parser.lexicon.liveCount === 0 || ['site', 'device'].every((k) => { const v = oneValue(old.entities[k]); return v === undefined || parser.lexicon.spelling.has(v.toLowerCase()); });

@@ -1,6 +1,5 @@
-import { z } from 'zod';
 import { FlotillaError } from '@flotilla/core';
-import { checkQueryFields, conjuncts, fieldNotes, fieldsUsed, queryOutcome, QUERY_OUTPUT, valueOut, VALUE_ITEM, type BoundedTools, type JsonObject, type ToolPayload } from '@flotilla/bounded-tools';
+import { checkQueryFields, conjuncts, fieldNotes, fieldsUsed, LIST_VALUES_LIMITS, listValuesFilters, queryOutcome, QUERY_OUTPUT, valueFields, valueOut, VALUE_ITEM, type BoundedTools, type JsonObject, type ToolPayload } from '@flotilla/bounded-tools';
 import { conditionsOf, entityOf, fieldOf, querySchema, QueryRun, type Accessors, type Query, type Scalar, type Where } from '@flotilla/query';
 import type { Filters, NetBoxClient, NetBoxModel, NetBoxNameList, WalkLimits } from '../client/netbox-client.js';
 import type { Device, Interface, Site } from '../client/schemas.js';
@@ -246,9 +245,6 @@ export function registerNetBoxQueryTool(kit: BoundedTools, client: NetBoxClient,
   });
 }
 
-/** Values the fields take over the whole estate: what the agent's lexicon reads names from. At most `maxValues` a field. */
-export const NETBOX_LIST_VALUES_LIMITS = { maxValues: 5_000, maxFields: 16 } as const;
-
 /** Where each live field's values come from: an organisational list (one request), or a walk of the objects. */
 const VALUE_SOURCES: Readonly<Record<string, NetBoxNameList | 'sites' | 'device_names'>> = {
   site: 'sites',
@@ -262,14 +258,7 @@ const VALUE_SOURCES: Readonly<Record<string, NetBoxNameList | 'sites' | 'device_
   device: 'device_names',
 };
 
-const ListValuesFilters = z.strictObject({
-  entity: z.enum(NETBOX_QUERY_ENTITIES, { message: `entity must be one of ${NETBOX_QUERY_ENTITIES.join(', ')}` }).describe('devices, interfaces or sites.'),
-  fields: z
-    .array(z.enum(FIELD_NAMES, { message: `fields must be among ${FIELD_NAMES.join(', ')}` }))
-    .min(1)
-    .max(NETBOX_LIST_VALUES_LIMITS.maxFields)
-    .describe('Fields of that entity whose values are names (site, role, tenant, manufacturer, platform, device_type, region, tag, device name...).'),
-});
+const ListValuesFilters = listValuesFilters(NETBOX_QUERY_ENTITIES, FIELD_NAMES, 'Fields of that entity whose values are names (site, role, tenant, manufacturer, platform, device_type, region, tag, device name...).');
 
 export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient, options: NetBoxQueryOptions): void {
   kit.registerList({
@@ -281,10 +270,7 @@ export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient
     filters: ListValuesFilters,
     item: VALUE_ITEM,
     load: async (filters, ctx) => {
-      const entity = entityOf(NETBOX_DOMAIN, filters.entity);
-      const fields = [...new Set(filters.fields)];
-      const unknown = fields.filter((f) => fieldOf(entity, f) === undefined);
-      if (unknown.length > 0) throw new FlotillaError('invalid_argument', `${entity.plural} have no field ${unknown.map((f) => `"${f}"`).join(', ')}`, { remedy: `Fields of ${entity.plural}: ${entity.fields.map((f) => f.name).join(', ')}.` });
+      const fields = valueFields(NETBOX_DOMAIN, filters.entity, filters.fields);
       const out: { field: string; value: string }[] = [];
       for (const field of fields) {
         const source = field === 'name' ? (filters.entity === 'sites' ? 'sites' : filters.entity === 'devices' ? 'device_names' : undefined) : VALUE_SOURCES[field];
@@ -297,15 +283,15 @@ export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient
           // Names only, page by page, up to maxValues (and the walk's request budget).
           const pageOf = (offset: number) => client.page('devices', {}, { limit: client.maxPageSize, offset, fields: ['id', 'name'] }, ctx.signal);
           const first = await pageOf(0);
-          const pages = Math.min(Math.ceil(Math.min(first.count, NETBOX_LIST_VALUES_LIMITS.maxValues) / client.maxPageSize), options.walk.maxCalls);
+          const pages = Math.min(Math.ceil(Math.min(first.count, LIST_VALUES_LIMITS.maxValues) / client.maxPageSize), options.walk.maxCalls);
           for (const d of first.results) if (typeof d.name === 'string') values.add(d.name);
-          for (let p = 1; p < pages && values.size < NETBOX_LIST_VALUES_LIMITS.maxValues; p += 1) {
+          for (let p = 1; p < pages && values.size < LIST_VALUES_LIMITS.maxValues; p += 1) {
             for (const d of (await pageOf(p * client.maxPageSize)).results) if (typeof d.name === 'string') values.add(d.name);
           }
         } else {
           for (const x of (await client.names(source, ctx.signal)).items) values.add(x.slug);
         }
-        for (const value of [...values].sort().slice(0, NETBOX_LIST_VALUES_LIMITS.maxValues)) out.push({ field, value });
+        for (const value of [...values].sort().slice(0, LIST_VALUES_LIMITS.maxValues)) out.push({ field, value });
       }
       return out;
     },
