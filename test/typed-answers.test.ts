@@ -1,26 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
+import { generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, startNetBoxSimulator, type RunningNetBoxSimulator, type RunningSimulator } from '@flotilla/simulators';
 import { estatesOf } from './bench/answer-questions.js';
 import { estateEpoch } from './bench/answers.js';
-import { runTypedAnswers } from './bench/typed-answers.js';
+import { runNetBoxTypedAnswers, runTypedAnswers } from './bench/typed-answers.js';
 import { TYPED_CONSTRUCTIONS } from './bench/typed-questions.js';
+import { NETBOX_CONSTRUCTIONS } from './bench/netbox-typed-questions.js';
 
 /**
- * Generated questions (typed-questions.ts: sampled from a model of the problem, rendered through independent
- * phrasings, expected answers computed from the raw estate) asked over A2A of the Argo CD agent: none may be
+ * Generated questions (typed-questions.ts and netbox-typed-questions.ts: sampled from a model of the problem, rendered through independent
+ * phrasings, expected answers computed from the raw estate) asked over A2A of the Argo CD and NetBox agents: none may be
  * confidently wrong, and at least 90% of each construction must be answered correctly. `pnpm bench -- --suites
  * answers` asks 3,000 of them.
  */
 const TOKEN = 'typed-answers-token-0123456789';
 const argo = generateArgoEstate();
-const d = estatesOf(argo, generateNetBoxEstate(), estateEpoch());
+const netbox = generateNetBoxEstate();
+const d = estatesOf(argo, netbox, estateEpoch());
 let sim: RunningSimulator;
+let netboxSim: RunningNetBoxSimulator;
 
 beforeAll(async () => {
   sim = await startArgoCdSimulator({ token: TOKEN, estate: argo });
+  netboxSim = await startNetBoxSimulator({ token: TOKEN, estate: netbox });
 });
 afterAll(async () => {
   await sim.close();
+  await netboxSim.close();
 });
 
 describe('generated questions, asked of the Argo CD agent over A2A', () => {
@@ -29,6 +34,19 @@ describe('generated questions, asked of the Argo CD agent over A2A', () => {
     const wrong = run.rows.filter((r) => r.verdict === 'wrong').map((r) => `[${r.construction}] ${r.question}: ${r.why} :: ${r.answer.slice(0, 200)}`);
     expect(wrong).toEqual([]);
     for (const c of TYPED_CONSTRUCTIONS) {
+      const t = run.tally[c];
+      expect(t.questions, c).toBeGreaterThan(0);
+      expect(t.correct / t.questions, `${c}: ${JSON.stringify(t)}`).toBeGreaterThanOrEqual(0.9);
+    }
+  });
+});
+
+describe('generated questions, asked of the NetBox agent over A2A', () => {
+  it('none is confidently wrong, and each construction is answered correctly at least 90% of the time', async () => {
+    const run = await runNetBoxTypedAnswers({ netboxUrl: netboxSim.url, token: TOKEN, d, n: 320, seed: 2026 });
+    const wrong = run.rows.filter((r) => r.verdict === 'wrong').map((r) => `[${r.construction}] ${r.question}: ${r.why} :: ${r.answer.slice(0, 200)}`);
+    expect(wrong).toEqual([]);
+    for (const c of NETBOX_CONSTRUCTIONS) {
       const t = run.tally[c];
       expect(t.questions, c).toBeGreaterThan(0);
       expect(t.correct / t.questions, `${c}: ${JSON.stringify(t)}`).toBeGreaterThanOrEqual(0.9);

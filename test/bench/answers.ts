@@ -41,7 +41,8 @@ import { parseSettings, silentLogger } from '@flotilla/core';
 import * as simulators from '@flotilla/simulators';
 import { defaultScript, generateArgoEstate, generateNetBoxEstate, startArgoCdSimulator, startFakeOpenAi, startNetBoxSimulator } from '@flotilla/simulators';
 import { ANSWER_QUESTIONS, estatesOf, type AnswerAgent, type Estates, type Expectation } from './answer-questions.js';
-import { runTypedAnswers, type TypedAnswersRun } from './typed-answers.js';
+import { runNetBoxTypedAnswers, runTypedAnswers, type TypedAnswersRun } from './typed-answers.js';
+import { NETBOX_CONSTRUCTIONS, type NetBoxConstruction } from './netbox-typed-questions.js';
 import { TYPED_CONSTRUCTIONS } from './typed-questions.js';
 
 /** The typed parser's bar on the longest question it reads (issue 31). */
@@ -77,10 +78,10 @@ const JSON_EXCERPT_CHARS = 600;
  * asks back to back, far faster than a person; at the default its answers would open with a rate-limit notice that
  * someone asking one question does not see, and measure the harness's pace rather than the answers.
  */
-const NETBOX_RATE = '1000';
+export const NETBOX_RATE = '1000';
 const PROGRESS_EVERY = 50;
-const ARGO_TOKEN = 'bench-answers-argocd-token';
-const NETBOX_TOKEN = 'bench-answers-netbox-token-0123456789';
+export const ARGO_TOKEN = 'bench-answers-argocd-token';
+export const NETBOX_TOKEN = 'bench-answers-netbox-token-0123456789';
 const KEY = 'sk-bench-answers';
 
 export type Verdict = 'correct' | 'honest' | 'wrong';
@@ -276,6 +277,8 @@ export interface AnswersBenchResult {
   readonly runs: readonly AnswerModeRun[];
   /** The generated questions (typed-questions.ts), rules mode, Argo CD. */
   readonly generated: TypedAnswersRun;
+  /** The generated NetBox questions (netbox-typed-questions.ts), rules mode. */
+  readonly generatedNetBox: TypedAnswersRun<NetBoxConstruction>;
 }
 
 const AGENTS: readonly AnswerAgent[] = ['argocd', 'netbox', 'supervisor'];
@@ -313,13 +316,14 @@ export function estateEpoch(): number {
   return ESTATE_EPOCH_FALLBACK;
 }
 
-interface Upstreams {
+export interface Upstreams {
   readonly argoUrl: string;
   readonly netboxUrl: string;
 }
 
 /** One mode's agents and supervisor (and, in hybrid mode, its own fake model server), asked every question in turn. */
-async function runMode(mode: AnswerMode, upstreams: Upstreams, d: Estates, dataDir: string, say: (line: string) => void): Promise<AnswerModeRun> {
+/** One mode over ANSWER_QUESTIONS; `only`: the questions of these agents alone (a quicker look at one domain). */
+export async function runMode(mode: AnswerMode, upstreams: Upstreams, d: Estates, dataDir: string, say: (line: string) => void, only?: ReadonlySet<AnswerAgent>): Promise<AnswerModeRun> {
   const logger = silentLogger();
   const closers: (() => Promise<void>)[] = [];
   try {
@@ -348,6 +352,7 @@ async function runMode(mode: AnswerMode, upstreams: Upstreams, d: Estates, dataD
     let previous: string | undefined;
     let transportErrors = 0;
     for (const [i, q] of ANSWER_QUESTIONS.entries()) {
+      if (only !== undefined && !only.has(q.to)) continue;
       if (!q.followUp) {
         contextId = randomUUID();
         previous = undefined;
@@ -384,7 +389,7 @@ async function runMode(mode: AnswerMode, upstreams: Upstreams, d: Estates, dataD
       if ((i + 1) % PROGRESS_EVERY === 0) say(`answers (${mode}): ${i + 1}/${ANSWER_QUESTIONS.length} questions\n`);
     }
     // Every question failing to arrive is the harness failing, not the agents answering badly.
-    if (transportErrors === ANSWER_QUESTIONS.length) throw new Error(`bench answers: no question reached the agents in ${mode} mode`);
+    if (transportErrors === rows.length) throw new Error(`bench answers: no question reached the agents in ${mode} mode`);
     return {
       mode,
       tally: tallies(rows),
@@ -417,6 +422,8 @@ export async function benchAnswers(options: { readonly progress?: (line: string)
     }
     say(`answers: ${GENERATED_QUESTIONS} generated questions (Argo CD, rules mode)...\n`);
     const generated = await runTypedAnswers({ argoUrl: argo.url, token: ARGO_TOKEN, d, n: GENERATED_QUESTIONS, progress: say, timeParse: true });
+    say(`answers: ${GENERATED_QUESTIONS} generated questions (NetBox, rules mode)...\n`);
+    const generatedNetBox = await runNetBoxTypedAnswers({ netboxUrl: netbox.url, token: NETBOX_TOKEN, d, n: GENERATED_QUESTIONS, progress: say });
     const per = (agent: AnswerAgent): number => ANSWER_QUESTIONS.filter((q) => q.to === agent).length;
     return {
       questions: { argocd: per('argocd'), netbox: per('netbox'), supervisor: per('supervisor'), total: ANSWER_QUESTIONS.length },
@@ -426,6 +433,7 @@ export async function benchAnswers(options: { readonly progress?: (line: string)
         'correct: count in the first line (opening notes skipped); list: total in the first line, every name when <= 50, no name outside the set; page: total, members only, none repeated (or "the end" after a whole list); object: every fact; all: every part, numbers anywhere; cannot: says so in its lead, claims nothing done. honest: not correct, and the lead says what was not done or asks to choose. wrong: the rest.',
       runs,
       generated,
+      generatedNetBox,
     };
   } finally {
     await argo.close();
@@ -470,16 +478,17 @@ export function formatAnswers(result: AnswersBenchResult, markdown: Markdown): s
     );
   }
   const g = result.generated;
-  out.push(
-    `\nGenerated questions: ${g.questions} (seed ${g.seed}), Argo CD, rules mode, over A2A; sampled from a model of the questions (filters, negation, OR-lists, breakdowns, rankings, comparisons, named fields, actions; several phrasings, word orders, typos in words and names), expected answers computed from the raw estate (${g.seconds.toFixed(1)} s):\n` +
-      markdown(
-        ['construction', 'questions', 'correct', 'honest', 'confidently wrong', 'correct %'],
-        [...TYPED_CONSTRUCTIONS, 'total' as const].map((c) => {
-          const t = g.tally[c];
-          return [c, String(t.questions), String(t.correct), String(t.honest), String(t.wrong), t.questions === 0 ? '-' : `${((100 * t.correct) / t.questions).toFixed(1)}%`];
-        }),
-      ),
-  );
+  const construction = <C extends string>(run: TypedAnswersRun<C>, constructions: readonly C[], system: string, what: string): string =>
+    `\nGenerated questions: ${run.questions} (seed ${run.seed}), ${system}, rules mode, over A2A; sampled from a model of the questions (${what}; several phrasings, word orders, typos in words and names), expected answers computed from the raw estate (${run.seconds.toFixed(1)} s):\n` +
+    markdown(
+      ['construction', 'questions', 'correct', 'honest', 'confidently wrong', 'correct %'],
+      [...constructions, 'total' as const].map((c) => {
+        const t = run.tally[c];
+        return [c, String(t.questions), String(t.correct), String(t.honest), String(t.wrong), t.questions === 0 ? '-' : `${((100 * t.correct) / t.questions).toFixed(1)}%`];
+      }),
+    );
+  out.push(construction(g, TYPED_CONSTRUCTIONS, 'Argo CD', 'filters, negation, OR-lists, breakdowns, rankings, comparisons, named fields, actions'));
+  out.push(construction(result.generatedNetBox, NETBOX_CONSTRUCTIONS, 'NetBox', 'device filters on site, region, role, status, manufacturer, tenant and platform, negated or OR-ed; breakdowns, rankings, comparisons of sites, named fields, a device\'s interfaces by state and type, actions'));
   const p = g.parse;
   if (p !== undefined) out.push(
     `\nTyped parse of a ${p.chars.toLocaleString('en-US')}-character question (generated questions joined, ${p.liveValues.toLocaleString('en-US')} live names in the lexicon), ${p.questions.toLocaleString('en-US')} parses after as many untimed, in a process of its own:\n` +
@@ -491,7 +500,7 @@ export function formatAnswers(result: AnswersBenchResult, markdown: Markdown): s
     out.push(`\n${title} (${rows.length}):\n`);
     for (const r of rows) out.push(`  #${r.index} [${r.agent}]${r.followUp ? ' (follow-up)' : ''} "${r.question}": ${r.why}\n      answer: ${oneLine(r.answer).slice(0, ANSWER_EXCERPT_CHARS)}\n`);
   };
-  const generatedWrong = g.rows.filter((r) => r.verdict === 'wrong');
+  const generatedWrong = [...g.rows, ...result.generatedNetBox.rows].filter((r) => r.verdict === 'wrong');
   if (generatedWrong.length > 0) {
     out.push(`\nConfidently wrong, generated questions (${generatedWrong.length}):\n`);
     for (const r of generatedWrong.slice(0, 50)) out.push(`  [${r.construction}] "${r.question}": ${r.why}\n      answer: ${oneLine(r.answer).slice(0, ANSWER_EXCERPT_CHARS)}\n`);

@@ -12,26 +12,28 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { ARGOCD_AGENT_SETTINGS, ARGOCD_DOMAIN, startArgoCdAgent } from '@flotilla/agent-argocd';
+import { NETBOX_AGENT_SETTINGS, startNetBoxAgent } from '@flotilla/agent-netbox';
 import { createParser, PARSE_LIMITS } from '@flotilla/query';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import type { Estates } from './answer-questions.js';
-import { ask, judge, type Verdict } from './answers.js';
-import { tallyByConstruction, typedQuestions, type ConstructionTally, type TypedConstruction } from './typed-questions.js';
+import { ask, judge, NETBOX_RATE, type Verdict } from './answers.js';
+import { TYPED_CONSTRUCTIONS, tallyByConstruction, typedQuestions, type ConstructionTally, type TypedConstruction } from './typed-questions.js';
+import { NETBOX_CONSTRUCTIONS, netboxTypedQuestions, type NetBoxConstruction } from './netbox-typed-questions.js';
 
-export interface TypedAnswerRow {
-  readonly construction: TypedConstruction;
+export interface TypedAnswerRow<C extends string = TypedConstruction> {
+  readonly construction: C;
   readonly question: string;
   readonly verdict: Verdict;
   readonly why: string;
   readonly answer: string;
 }
 
-export interface TypedAnswersRun {
+export interface TypedAnswersRun<C extends string = TypedConstruction> {
   readonly questions: number;
   readonly seed: number;
-  readonly tally: ConstructionTally;
+  readonly tally: ConstructionTally<C>;
   readonly seconds: number;
-  readonly rows: readonly TypedAnswerRow[];
+  readonly rows: readonly TypedAnswerRow<C>[];
   /** When asked for (the bench; not the tests). */
   readonly parse?: ParseTiming;
 }
@@ -120,7 +122,45 @@ export async function runTypedAnswers(options: { readonly argoUrl: string; reado
       rows.push({ construction: q.construction, question: q.ask, verdict, why, answer: reply.answer.slice(0, 600) });
       if ((i + 1) % 500 === 0) options.progress?.(`answers (generated): ${i + 1}/${questions.length} questions\n`);
     }
-    return { questions: questions.length, seed, tally: tallyByConstruction(rows), seconds: (performance.now() - began) / 1000, rows, ...(options.timeParse === true ? { parse: await parseTimingInOwnProcess(seed) } : {}) };
+    return { questions: questions.length, seed, tally: tallyByConstruction(rows, TYPED_CONSTRUCTIONS), seconds: (performance.now() - began) / 1000, rows, ...(options.timeParse === true ? { parse: await parseTimingInOwnProcess(seed) } : {}) };
+  } finally {
+    await agent.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Until the agent has read the estate's names (its lexicon store holds entries), at most LEXICON_WAIT_POLLS polls. */
+const LEXICON_WAIT_POLLS = 1_200;
+async function lexiconRead(agentUrl: string): Promise<void> {
+  for (let i = 0; i < LEXICON_WAIT_POLLS; i += 1) {
+    const metrics = await (await fetch(`${agentUrl}/metrics`)).text();
+    if (/flotilla_store_entries\{store="lexicon"\} [1-9]/.test(metrics)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the agent at ${agentUrl} did not read its lexicon`);
+}
+
+/** Asks `n` generated NetBox questions (seeded) of a NetBox agent started here against `netboxUrl`. */
+export async function runNetBoxTypedAnswers(options: { readonly netboxUrl: string; readonly token: string; readonly d: Estates; readonly n: number; readonly seed?: number; readonly progress?: (line: string) => void }): Promise<TypedAnswersRun<NetBoxConstruction>> {
+  const seed = options.seed ?? 31;
+  const questions = netboxTypedQuestions(options.d, options.n, seed);
+  const dataDir = await mkdtemp(join(tmpdir(), 'flotilla-typed-answers-'));
+  const agent = await startNetBoxAgent(
+    parseSettings(NETBOX_AGENT_SETTINGS, { port: '0', 'netbox-url': options.netboxUrl, 'netbox-token': options.token, 'data-dir': dataDir, 'netbox-rate-limit': NETBOX_RATE, 'netbox-rate-burst': NETBOX_RATE, 'log-level': 'silent' }, {}, 'typed answers'),
+    silentLogger(),
+  );
+  try {
+    await lexiconRead(agent.url);
+    const client = await new ClientFactory().createFromUrl(agent.url);
+    const began = performance.now();
+    const rows: TypedAnswerRow<NetBoxConstruction>[] = [];
+    for (const [i, q] of questions.entries()) {
+      const reply = await ask(client, q.ask, randomUUID());
+      const { verdict, why } = judge(q.expect, reply.answer, reply.options);
+      rows.push({ construction: q.construction, question: q.ask, verdict, why, answer: reply.answer.slice(0, 600) });
+      if ((i + 1) % 500 === 0) options.progress?.(`answers (generated, NetBox): ${i + 1}/${questions.length} questions\n`);
+    }
+    return { questions: questions.length, seed, tally: tallyByConstruction(rows, NETBOX_CONSTRUCTIONS), seconds: (performance.now() - began) / 1000, rows };
   } finally {
     await agent.close();
     await rm(dataDir, { recursive: true, force: true });

@@ -201,17 +201,17 @@ export function typedQuestions(d: Estates, n: number, seed = 31): TypedQuestion[
 }
 
 /** A tally of verdicts per construction. */
-export type ConstructionTally = Readonly<Record<TypedConstruction | 'total', { questions: number; correct: number; honest: number; wrong: number }>>;
+export type ConstructionTally<C extends string = TypedConstruction> = Readonly<Record<C | 'total', { questions: number; correct: number; honest: number; wrong: number }>>;
 
-export function tallyByConstruction(rows: readonly { readonly construction: TypedConstruction; readonly verdict: 'correct' | 'honest' | 'wrong' }[]): ConstructionTally {
+export function tallyByConstruction<C extends string>(rows: readonly { readonly construction: C; readonly verdict: 'correct' | 'honest' | 'wrong' }[], constructions: readonly C[]): ConstructionTally<C> {
   const of = (subset: typeof rows) => ({
     questions: subset.length,
     correct: subset.filter((x) => x.verdict === 'correct').length,
     honest: subset.filter((x) => x.verdict === 'honest').length,
     wrong: subset.filter((x) => x.verdict === 'wrong').length,
   });
-  const out = { total: of(rows) } as Record<TypedConstruction | 'total', ReturnType<typeof of>>;
-  for (const c of TYPED_CONSTRUCTIONS) out[c] = of(rows.filter((x) => x.construction === c));
+  const out = { total: of(rows) } as Record<C | 'total', ReturnType<typeof of>>;
+  for (const c of constructions) out[c] = of(rows.filter((x) => x.construction === c));
   return out;
 }
 

@@ -5,6 +5,7 @@ import { CLASSIFICATION_MEMO, type Classification } from './rules.js';
 import { LRUCache } from 'lru-cache';
 import {
   applyEdit,
+  multiFields,
   createParser,
   describeQuery,
   entityOf,
@@ -13,6 +14,7 @@ import {
   type Parsed,
   type Parser,
   type DomainDecl,
+  type LiveValue,
   type EntityDecl,
   type Query,
   type Where,
@@ -30,6 +32,8 @@ import type { FlotillaMetrics } from '@flotilla/metrics';
 export interface TypedPresentation {
   readonly showWholeMax: number;
   readonly pageRows: number;
+  /** The domain: which fields hold several values, for follow-ups that refine. */
+  readonly domain?: DomainDecl | undefined;
 }
 
 /** What the classifier hands the plan: the parse, as JSON in the `typed_query` entity. */
@@ -69,11 +73,11 @@ export function liveParser(domain: DomainDecl, callTool: CallTool, options: { re
 
   /** Read apart from any turn: a question that is stopped does not stop the lexicon every later question shares. */
   async function load(): Promise<void> {
-    const values: Record<string, Record<string, string[]>> = {};
+    const values: Record<string, Record<string, LiveValue[]>> = {};
     let complete = true;
     for (const [entity, fields] of LIVE_FIELDS) {
       if (fields.length === 0) continue;
-      const byField: Record<string, string[]> = (values[entity] = {});
+      const byField: Record<string, LiveValue[]> = (values[entity] = {});
       for (let page = 0; page < LIVE_LEXICON_LIMITS.pagesPerEntity; page += 1) {
         if (options.lifetime?.aborted === true) return;
         const result = await callTool({ tool: 'list_values', args: { entity, fields, limit: LIVE_LEXICON_LIMITS.pageSize, offset: page * LIVE_LEXICON_LIMITS.pageSize } }, options.lifetime);
@@ -82,8 +86,8 @@ export function liveParser(domain: DomainDecl, callTool: CallTool, options: { re
           break;
         }
         for (const item of Array.isArray(result.body.items) ? result.body.items : []) {
-          const { field, value } = item as { field?: unknown; value?: unknown };
-          if (typeof field === 'string' && typeof value === 'string') (byField[field] ??= []).push(value);
+          const { field, value, label } = item as { field?: unknown; value?: unknown; label?: unknown };
+          if (typeof field === 'string' && typeof value === 'string') (byField[field] ??= []).push(typeof label === 'string' && label !== '' ? { value, label } : value);
         }
         if (result.body.has_more !== true) break;
       }
@@ -160,7 +164,8 @@ export function planTyped(typed: TypedQuestion, previous: Query | undefined, pre
     return { calls: [{ tool: 'query', args: query as unknown as Readonly<Record<string, unknown>> }], query, carried: true };
   }
   if (typed.action !== undefined || typed.query === undefined) return { calls: [], query: undefined, carried: false };
-  const edited = applyEdit({ kind: 'query', query: typed.query, edit: typed.edit, unapplied: [], corrections: [], inferred: [], notRead: [], clock: false, cut: false }, previous);
+  const multi = presentation.domain === undefined ? new Set<string>() : multiFields(presentation.domain, typed.query.entity);
+  const edited = applyEdit({ kind: 'query', query: typed.query, edit: typed.edit, unapplied: [], corrections: [], inferred: [], notRead: [], clock: false, cut: false }, previous, multi);
   const query = edited?.query ?? typed.query;
   // A list of up to presentation.showWholeMax is shown whole; a longer one a page at a time.
   const args = query.what.kind === 'list' ? { ...query, limit: query.limit ?? presentation.showWholeMax, offset: query.offset ?? 0 } : query;

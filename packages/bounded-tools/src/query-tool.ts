@@ -15,7 +15,8 @@ import type { ToolPayload } from './types.js';
 export const QUERY_OUTPUT_LIMITS = { groups: 60, objects: 5, textChars: 300, rowColumns: 9, listValues: 20 } as const;
 
 /** One value of a field, as `list_values` answers it. */
-export const VALUE_ITEM = z.strictObject({ field: z.string(), value: z.string() });
+/** One value of a field; `label`: how the system shows it when that differs ("Arista EOS" for eos). */
+export const VALUE_ITEM = z.strictObject({ field: z.string(), value: z.string(), label: z.string().optional() });
 
 const GROUP = z.strictObject({ key: z.array(z.string()), count: z.number().int().min(0) });
 const QUERY_ROW = z.record(z.string(), z.unknown());

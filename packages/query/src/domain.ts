@@ -66,6 +66,8 @@ export interface EntityDecl {
   readonly nameField: string;
   /** Fields shown in a list row. */
   readonly rowFields?: readonly string[];
+  /** Fields shown of one object asked for by its name alone ("show device x"): its details, not a row. */
+  readonly details?: readonly string[];
 }
 
 /** An action a read-only agent is asked to take, with how to do it in the system itself. */
@@ -107,4 +109,10 @@ export function domainWords(domain: DomainDecl, entities: readonly string[], val
     for (const f of entity.fields) if (valueFields.includes(f.name)) for (const v of f.values ?? []) for (const w of v.words ?? []) out.add(w);
   }
   return [...out].filter((w) => /^[a-z][a-z0-9-]{1,30}$/.test(w)).slice(0, max);
+}
+
+/** The fields of `entity` an object holds several values of (tags): a refinement adds to their conditions. */
+export function multiFields(domain: DomainDecl, entity: string): ReadonlySet<string> {
+  const e = domain.entities.find((x) => x.name === entity);
+  return new Set((e?.fields ?? []).filter((f) => f.multi === true).map((f) => f.name));
 }

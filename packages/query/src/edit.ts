@@ -33,8 +33,25 @@ function without(where: Where | undefined, fields: ReadonlySet<string>): Where |
   return and(...parts.filter((p) => !conditionsOf(p).some((c) => fields.has(c.field))));
 }
 
-/** Whether a parsed question continues the previous one, and the query it then means. */
-export function applyEdit(parsed: Parsed, previous: Query | undefined): Edited | undefined {
+/**
+ * The previous where, less the parts a refinement contradicts: a single value of a field (not a multi-valued one,
+ * where "tagged a, and of those tagged b" narrows) that the refinement sets again to something else. "which site has
+ * the most firewalls" then "top 3 sites by servers" means servers, not firewalls that are servers (none).
+ */
+function keptOnRefine(previous: Where | undefined, next: Where | undefined, multi: ReadonlySet<string>): Where | undefined {
+  if (previous === undefined || next === undefined) return previous;
+  const nextParts = next.op === 'and' ? next.of : [next];
+  const reset = new Set<string>();
+  for (const p of nextParts) if (p.op === 'eq' && !multi.has(p.field)) reset.add(p.field);
+  const parts = previous.op === 'and' ? previous.of : [previous];
+  return and(...parts.filter((p) => !(p.op === 'eq' && reset.has(p.field) && !nextParts.some((n) => n.op === 'eq' && n.field === p.field && n.value === p.value))));
+}
+
+/**
+ * Whether a parsed question continues the previous one, and the query it then means. `multi`: the fields an object
+ * has several values of (tags), whose conditions a refinement adds to rather than replaces.
+ */
+export function applyEdit(parsed: Parsed, previous: Query | undefined, multi: ReadonlySet<string> = new Set()): Edited | undefined {
   const q = parsed.query;
   if (q === undefined) return undefined;
   if (previous === undefined || previous.entity !== q.entity) return { query: q, kind: 'standalone' };
@@ -44,6 +61,9 @@ export function applyEdit(parsed: Parsed, previous: Query | undefined): Edited |
   if (!refers && marks.ownEntity && marks.ownWhat) return { query: q, kind: 'standalone' };
   if (!refers && !marks.ownWhat && q.where === undefined) return { query: q, kind: 'standalone' };
   if (!refers && marks.ownEntity) return { query: q, kind: 'standalone' };
+  // "switches per manufacturer": a question that says what it wants of a subject it names by a value stands alone;
+  // "how many are degraded?" names none, and continues.
+  if (!refers && marks.ownWhat && !marks.subjectless && q.where !== undefined) return { query: q, kind: 'standalone' };
   const what = marks.ownWhat ? q.what : previous.what;
   if (marks.about) {
     // "what about staging?": the new value replaces the old one of the same field.
@@ -51,6 +71,6 @@ export function applyEdit(parsed: Parsed, previous: Query | undefined): Edited |
     const where = and(without(previous.where, fields), q.where);
     return { query: { entity: q.entity, ...(where === undefined ? {} : { where }), what }, kind: 'replace' };
   }
-  const where = and(previous.where, q.where);
+  const where = and(keptOnRefine(previous.where, q.where, multi), q.where);
   return { query: { entity: q.entity, ...(where === undefined ? {} : { where }), what }, kind: 'refine' };
 }

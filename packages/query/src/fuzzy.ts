@@ -67,6 +67,9 @@ export interface Correction {
   readonly distance: number;
 }
 
+/** The digit runs of a word, in order ("prod-eu-1" → "1", "100base-tx" → "100"). */
+const numbersOf = (word: string): string => (word.match(/[0-9]+/g) ?? []).join(' ');
+
 export class FuzzyIndex {
   /** Hash of a word or of one of its single deletions → the index of the word in #list (several: an array). */
   readonly #byDelete = new Map<number, number | number[]>();
@@ -128,6 +131,9 @@ export class FuzzyIndex {
         seen.add(candidate);
         const limit = Math.min(max, allowedEdits(candidate.length));
         if (word.length === 4 && (candidate.length !== 4 || [...candidate].sort().join('') !== letters)) continue;
+        // A typo is in the letters: a word whose numbers differ ("100base-tx", "1000base-t"; "sw-01", "sw-001") is
+        // another thing, not a misspelling of it.
+        if (numbersOf(word) !== numbersOf(candidate)) continue;
         const d = editDistance(word, candidate, limit);
         if (d > limit) continue;
         if (d < bestDistance) {

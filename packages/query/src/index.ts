@@ -3,6 +3,7 @@ export {
   domainWords,
   entityOf,
   fieldOf,
+  multiFields,
   type ActionDecl,
   type DomainDecl,
   type EntityDecl,
@@ -13,7 +14,7 @@ export {
   type PhraseDecl,
 } from './domain.js';
 export { FuzzyIndex, FUZZY_LIMITS, editDistance } from './fuzzy.js';
-export { Lexicon, LEXICON_LIMITS, type LiveValues } from './lexicon.js';
+export { Lexicon, LEXICON_LIMITS, type LiveValue, type LiveValues } from './lexicon.js';
 export { createParser, PARSE_LIMITS, type Parser, type Parsed, type EditMarks, type ActionRequest, type Correction } from './parse.js';
 export { applyEdit, type Edited, type EditKind } from './edit.js';
 export { describeQuery } from './describe.js';

@@ -34,7 +34,7 @@ const GRAMMAR: readonly (readonly [GrammarWord, readonly string[]])[] = [
   ['fewer', ['fewer', 'less', 'lower', 'smaller']],
   ['compare', ['compare', 'comparison', 'compared', 'vs', 'versus']],
   ['than', ['than', 'compared to', 'compared with', 'against']],
-  ['not', ['not', 'no', 'non', 'without', 'except', 'excluding', 'exclude', 'other than', 'but not', 'never', 'lacking', 'nor', 'neither', 'none']],
+  ['not', ['not', 'no', 'non', 'without', 'except', 'excluding', 'exclude', 'other than', 'but not', 'outside', 'outside of', 'apart from', 'aside from', 'never', 'lacking', 'nor', 'neither', 'none']],
   ['or', ['or', 'either', 'and/or']],
   ['and', ['and', 'both', 'also', 'as well as', 'plus', 'with', 'that', 'but', 'while', 'where', 'whose', 'whom', 'who', ',', '&']],
   ['anaphora', ['those', 'them', 'these', 'they', 'of those', 'of them', 'of these', 'among them', 'among those', 'from those', 'from them', 'that list', 'the same', 'it']],
@@ -67,9 +67,12 @@ export interface LexiconEntry {
 /** Bounds of a lexicon: live values per field and in all, and characters of one value. */
 export const LEXICON_LIMITS = { liveValuesPerField: 5_000, liveValues: 20_000, valueChars: 200, phraseWords: 5 } as const;
 
+/** A live value, and how the system shows it when that differs (NetBox's "Arista EOS" of the slug eos). */
+export type LiveValue = string | { readonly value: string; readonly label: string };
+
 export interface LiveValues {
   /** entity → field → values, as the upstream spells them. */
-  readonly [entity: string]: Readonly<Record<string, readonly string[]>>;
+  readonly [entity: string]: Readonly<Record<string, readonly LiveValue[]>>;
 }
 
 /** Splits a phrase into the parser's tokens (see `tokenize`). */
@@ -122,8 +125,10 @@ export class Lexicon {
       for (const field of entity.fields) {
         const values = fields[field.name] ?? [];
         let n = 0;
-        for (const value of values) {
+        for (const item of values) {
           if (n >= LEXICON_LIMITS.liveValuesPerField || this.#liveCount >= LEXICON_LIMITS.liveValues) break;
+          const value = typeof item === 'string' ? item : item.value;
+          const label = typeof item === 'string' ? undefined : item.label;
           if (value.length === 0 || value.length > LEXICON_LIMITS.valueChars) continue;
           n += 1;
           this.#liveCount += 1;
@@ -133,7 +138,14 @@ export class Lexicon {
           const list = this.#values.get(key);
           if (list === undefined) this.#values.set(key, [lower]);
           else list.push(lower);
-          this.#add(lower, { k: 'value', entity: entity.name, field: field.name, value }, true, true);
+          const sense: Sense = { k: 'value', entity: entity.name, field: field.name, value };
+          this.#add(lower, sense, true, true);
+          // The name the system shows is a phrase of the same value ("arista eos", "platform engineering").
+          if (label !== undefined && label.length <= LEXICON_LIMITS.valueChars) {
+            const spoken = label.toLowerCase();
+            if (!this.spelling.has(spoken)) this.spelling.set(spoken, value);
+            this.#add(spoken, sense, true, true);
+          }
         }
       }
     }

@@ -64,6 +64,8 @@ export interface EditMarks {
   readonly ownEntity: boolean;
   /** The question says what it wants (count, list, breakdown…) itself. */
   readonly ownWhat: boolean;
+  /** "how many are degraded?": the quantity asked of no subject at all (the last question's, then). */
+  readonly subjectless: boolean;
 }
 
 export interface ActionRequest {
@@ -342,6 +344,27 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
       inferred.push(`read "${it.text}" as the ${field(chosen.field)?.label ?? chosen.field}`);
     }
     it.senses = [...it.senses.filter((s) => s.k !== 'value'), chosen];
+  }
+  // A field's word that is also another field's value ("platform", a tenant's slug too) is the field where it works as
+  // one: before its value ("platform is junos"), beside the object it is asked of ("the platform of x", "x platform"),
+  // after "by" or "which", before "breakdown". Elsewhere it is the value ("platform devices").
+  const namesObject = (n: Item | undefined): boolean => n !== undefined && (n.kind === 'name' || senseOf(n, 'value')?.field === entity.nameField);
+  for (const [i, it] of items.entries()) {
+    const f = senseOf(it, 'field');
+    const v = senseOf(it, 'value');
+    if (f === undefined || v === undefined || v.field === f.field) continue;
+    const decl = field(f.field);
+    const after = near(i, 1);
+    const before = near(i, -1);
+    let k = i + 1;
+    while (k < items.length && isG(items[k], 'filler', 'is', 'not')) k += 1;
+    const next = items[k];
+    const valueNext = next !== undefined && ((next.all ?? next.senses).some((x) => x.k === 'value' && x.field === f.field) || ((next.kind === 'name' || next.kind === 'unknown') && decl?.type === 'name' && !namesObject(next)));
+    const asField = valueNext || namesObject(after) || namesObject(before) || isG(before, 'by', 'which') || isG(after, 'breakdown');
+    if (asField) {
+      it.senses = it.senses.filter((s) => s.k !== 'value');
+      it.all = it.senses;
+    }
   }
   for (const it of items) if (it.corrected !== undefined && it.senses.length > 0) corrections.push(it.corrected);
 
@@ -718,6 +741,8 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   const counted = items.some((it) => isG(it, 'count'));
   if (what === undefined && counted) what = { kind: 'count' };
   const explicitWhat = what !== undefined || items.some((it) => isG(it, 'list', 'which'));
+  // "show device x", "ams1-sw-016?": one object by its name alone is asked for its details.
+  if (what === undefined && where?.op === 'eq' && where.field === entity.nameField && entity.details !== undefined && entity.details.length > 0) what = { kind: 'fields', fields: entity.details.slice(0, QUERY_LIMITS.maxFields) };
   what ??= { kind: 'list' };
   for (const it of items) if (isG(it, 'count', 'list', 'which', 'filler', 'is')) it.used = true;
   for (const it of items) if (it.senses.some((s) => s.k === 'entity')) it.used = true;
@@ -737,6 +762,7 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     leadingAnd: firstToken === 'and' || firstToken === 'then' || firstToken === 'also' || firstToken === 'now',
     ownEntity,
     ownWhat: explicitWhat,
+    subjectless: SUBJECTLESS.has(tokens.slice(0, 3).join(' ')) || SUBJECTLESS.has(tokens.slice(0, 2).join(' ')),
   };
 
   const unapplied = items.filter((it) => !it.used && it.kind !== 'time').map((it) => it.text);
@@ -746,7 +772,10 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   return { kind: anyMeaning ? 'query' : 'empty', query, edit, unapplied: [...new Set(unapplied)], clock, ...base };
 }
 
-const noEdit: EditMarks = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: false, ownWhat: false };
+const noEdit: EditMarks = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: false, ownWhat: false, subjectless: false };
+
+/** Openings that ask a quantity or a list of no named subject: "how many are…", "which are…". */
+const SUBJECTLESS: ReadonlySet<string> = new Set(['how many are', 'how many is', 'how many were', 'how many have', 'how many of', 'which are', 'which ones are', 'which of', 'count the ones', 'list the ones', 'show the ones']);
 
 /** "which clusters have the most…" asks for a ranking; "which cluster has the most…" for one. */
 function isPlural(items: readonly Item[], group: string, decl: FieldDecl | undefined): boolean {

@@ -17,7 +17,10 @@ const DOMAIN: DomainDecl = {
         { name: 'name', label: 'name', type: 'name', live: true, exec: 'tool' },
         { name: 'colour', label: 'colour', type: 'enum', words: ['colour', 'color'], values: [{ value: 'Red', words: ['red'] }, { value: 'Blue', words: ['blue'] }], exec: 'tool', groupable: true, projection: true },
         { name: 'site', label: 'site', type: 'name', words: ['site'], live: true, exec: 'tool', groupable: true, projection: true },
+        { name: 'owner', label: 'owner', type: 'name', words: ['owner'], live: true, exec: 'tool', groupable: true, projection: true },
+        { name: 'tag', label: 'tag', type: 'name', words: ['tag', 'tagged'], live: true, exec: 'tool', multi: true, groupable: true },
       ],
+      details: ['colour', 'site'],
     },
   ],
 };
@@ -55,7 +58,7 @@ describe('fuzzy index', () => {
     );
   });
 
-  it('finds a word one edit away (a letter missing, one too many, one changed, two swapped) among many', () => {
+  it('finds a word one edit away (a letter missing, one too many, one changed, two swapped) among many, unless the edit changed a number', () => {
     const edit = fc.tuple(fc.constantFrom('delete', 'insert', 'substitute', 'swap'), fc.nat(), fc.constantFrom(...'abcdefghij-0'));
     fc.assert(
       fc.property(fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9-]{4,20}$/), { minLength: 1, maxLength: 200 }), fc.nat(), edit, (words, pick, [kind, at, letter]) => {
@@ -69,10 +72,13 @@ describe('fuzzy index', () => {
           : kind === 'substitute' ? word.slice(0, i) + letter + word.slice(i + 1)
           : word.slice(0, i) + (word[i + 1] ?? '') + (word[i] ?? '') + word.slice(i + 2);
         if (typo === word || index.has(typo) || typo.length < 5) return;
-        // Another word as near (or nearer) makes it no guess; otherwise the word is found.
-        const rivals = words.filter((w) => w !== word && editDistance(w, typo, 1) <= 1);
+        // Another word as near (or nearer) makes it no guess; otherwise the word is found. An edit that changes a
+        // number ("sw-01" for "sw-001") names another thing: never corrected to the word.
+        const numbers = (w: string): string => (w.match(/[0-9]+/g) ?? []).join(' ');
+        const rivals = words.filter((w) => w !== word && editDistance(w, typo, 1) <= 1 && numbers(w) === numbers(typo));
         const found = index.correct(typo);
-        if (rivals.length === 0) expect(found?.word).toBe(word);
+        if (numbers(typo) !== numbers(word)) expect(found?.word).not.toBe(word);
+        else if (rivals.length === 0) expect(found?.word).toBe(word);
         else expect(found?.word).not.toBe(word);
       }),
       { numRuns: 500 },
@@ -133,5 +139,37 @@ describe('parser and edits', () => {
     const replace = applyEdit(parser.parse('what about fra1?', now), first);
     expect(replace).toMatchObject({ kind: 'replace', query: { what: { kind: 'count' }, where: { op: 'eq', field: 'site', value: 'fra1' } } });
     expect(applyEdit(parser.parse('list the blue boxes', now), first)?.kind).toBe('standalone');
+  });
+
+  it('a refinement that sets a single-valued field again replaces its value; a multi-valued one narrows', () => {
+    const live = createParser(DOMAIN, { boxes: { site: ['ams1', 'fra1'], tag: ['core', 'edge'] } });
+    const multi = new Set(['tag']);
+    const red = live.parse('how many red boxes in ams1', now).query;
+    const blue = applyEdit(live.parse('and how many of those are blue?', now), red, multi);
+    expect(blue?.query.where).toEqual({ op: 'and', of: [{ op: 'eq', field: 'site', value: 'ams1' }, { op: 'eq', field: 'colour', value: 'Blue' }] });
+    const core = live.parse('how many boxes tagged core', now).query;
+    const both = applyEdit(live.parse('and of those, how many are tagged edge?', now), core, multi);
+    expect(both?.query.where).toEqual({ op: 'and', of: [{ op: 'eq', field: 'tag', value: 'core' }, { op: 'eq', field: 'tag', value: 'edge' }] });
+  });
+
+  it('a question that says what it wants of a subject it names stands alone; one that names no subject continues', () => {
+    const first = parser.parse('how many boxes in ams1', now).query;
+    expect(applyEdit(parser.parse('red ones by site', now), first)?.kind).toBe('standalone');
+    expect(applyEdit(parser.parse('how many are red?', now), first)).toMatchObject({ kind: 'refine', query: { where: { op: 'and' } } });
+  });
+
+  it('reads a field\'s word that is also another field\'s value as the field where it works as one', () => {
+    // "site" is also an owner's name here.
+    const live = createParser(DOMAIN, { boxes: { name: ['bx-01', 'bx-02'], site: ['ams1'], owner: ['site', 'netops'] } });
+    expect(live.parse('what is the site of bx-01', now).query).toEqual({ entity: 'boxes', where: { op: 'eq', field: 'name', value: 'bx-01' }, what: { kind: 'fields', fields: ['site'] } });
+    expect(live.parse('bx-02 site', now).query?.what).toEqual({ kind: 'fields', fields: ['site'] });
+    expect(live.parse('boxes by site', now).query?.what).toEqual({ kind: 'breakdown', by: ['site'] });
+    expect(live.parse('how many boxes of owner site', now).query?.where).toEqual({ op: 'eq', field: 'owner', value: 'site' });
+  });
+
+  it('reads a live value by the name the system shows for it, and one named alone for its details', () => {
+    const live = createParser(DOMAIN, { boxes: { name: ['bx-01'], owner: [{ value: 'netops', label: 'Network Operations' }] } });
+    expect(live.parse('how many boxes owned by network operations', now).query?.where).toEqual({ op: 'eq', field: 'owner', value: 'netops' });
+    expect(live.parse('show box bx-01', now).query?.what).toEqual({ kind: 'fields', fields: ['colour', 'site'] });
   });
 });

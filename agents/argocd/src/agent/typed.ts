@@ -37,9 +37,11 @@ const ARGOCD_TYPED: TypedAnswerOptions = {
   },
 };
 
+const TYPED_PLAN = { ...PRESENTATION, domain: ARGOCD_DOMAIN };
+
 /** The one call a typed question plans, with Argo CD's page sizes. */
 export function planTyped(typed: TypedQuestion, previous: Query | undefined, shown: { readonly offset: number; readonly end: number } = { offset: 0, end: 0 }): { readonly calls: readonly ToolCall[]; readonly query: Query | undefined; readonly carried: boolean } {
-  return planShared(typed, previous, PRESENTATION, shown);
+  return planShared(typed, previous, TYPED_PLAN, shown);
 }
 
 /** The answer of a typed question, in Argo CD's words. */

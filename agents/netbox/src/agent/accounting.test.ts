@@ -74,7 +74,8 @@ describe('NetBox answers say which filters they did not apply', () => {
     expect(r.answer).not.toMatch(/did not apply|did not understand/);
     expect(r.metadata.partial).toBe(false);
     expect(r.metadata.not_applied).toBeUndefined();
-    expect(r.answer.split('\n')[0]).toBe(`${uncabled.length} interfaces device ${name}:`);
+    expect(r.answer.split('\n')[0]).toBe(`${uncabled.length} interfaces match:`);
+    expect(JSON.parse(String(r.metadata.query))).toMatchObject({ entity: 'interfaces', where: { op: 'and', of: expect.arrayContaining([{ op: 'eq', field: 'device', value: name }, { op: 'eq', field: 'cabled', value: false }]) as unknown } });
     const shown = rows(r.answer);
     expect(shown.map((row) => row.name).sort()).toEqual(uncabled.map((i) => i.name).sort());
     expect(shown.every((row) => row.cabled === 'false' && row.device === name)).toBe(true);
@@ -85,7 +86,8 @@ describe('NetBox answers say which filters they did not apply', () => {
     const cabled = interfacesOf(device?.id).filter((i) => i.cable !== null);
     const r = await ask(`cabled interfaces of ${name}`);
     expect(r.answer).not.toMatch(/did not apply|did not understand|Read "cabled"/);
-    expect(r.answer.split('\n')[0]).toMatch(new RegExp(`^${cabled.length} interfaces device ${name}\\b`));
+    expect(r.answer.split('\n')[0]).toBe(`${cabled.length} interfaces match:`);
+    expect(JSON.parse(String(r.metadata.query))).toMatchObject({ entity: 'interfaces', where: { op: 'and', of: expect.arrayContaining([{ op: 'eq', field: 'cabled', value: true }]) as unknown } });
   });
 
   it('"disabled interfaces of <device>" applies {enabled: false} the same way', async () => {
@@ -97,14 +99,11 @@ describe('NetBox answers say which filters they did not apply', () => {
     expect(rows(r.answer).map((row) => row.name).sort()).toEqual(disabled.map((i) => i.name).sort());
   });
 
-  it('"device count by role" says it did not apply group_by, in the answer, its data and its metadata', async () => {
+  it('"device count by role" is a breakdown: every role counted, nothing left unapplied', async () => {
     const r = await ask('device count by role');
-    expect(r.answer).toMatch(/^I did not apply group by role: this answer is not filtered by it\.\n/);
-    expect(r.metadata.partial).toBe(true);
-    expect(r.metadata.not_applied).toBe('group by role');
-    expect(r.data?.not_applied).toEqual(['group by role']);
-    // What it did answer is the whole list, with its true total.
-    expect(r.answer).toContain(`${estate.devices.length.toLocaleString('en-US')} devices`);
+    expect(r.metadata.not_applied).toBeUndefined();
+    expect(r.answer).toContain(`${estate.devices.length.toLocaleString('en-US')} devices, by role`);
+    for (const role of new Set(estate.devices.map((d) => d.role.slug))) expect(r.answer).toMatch(new RegExp(`\\| ${role} +\\| ${estate.devices.filter((d) => d.role.slug === role).length} +\\|`));
   });
 
   it('"devices by role in ams1" is a breakdown: the site applied, every role counted, nothing left unapplied', async () => {

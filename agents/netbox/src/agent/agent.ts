@@ -104,15 +104,25 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
     // What the typed query does not model (search, cables, VLANs, prefixes, addresses, batches) stays with the rules;
     // so does a reading the typed parser only guessed ("xyz9" as a device name) where the rules are sure.
-    if (RULES_ONLY.has(old.intent) || (oldSure && parsed.inferred.length > 0)) return undefined;
+    // A refinement of a typed answer ("only the offline ones") edits its query: the rules hold no list to refine.
+    const refinesTyped = lastTyped && old.intent === 'refine';
+    // The rules' guess at an intent they are not sure of ("list prefixes" for "boxes not made by Palo Alto Networks")
+    // does not take a question the typed reading reads completely.
+    if ((RULES_ONLY.has(old.intent) && !refinesTyped && (oldSure || old.intent === 'next_page' || old.intent === 'help')) || (oldSure && parsed.inferred.length > 0)) return undefined;
     const shape = parsed.query.what.kind;
-    const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || shape === 'fields';
+    // A device named alone ("show device x") is the rules' device view (its interfaces and addresses beside it); a
+    // field asked of it ("serial of x") is the typed projection.
+    const what = parsed.query.what;
+    const details = NETBOX_DOMAIN.entities.find((e) => e.name === parsed.query?.entity)?.details;
+    const detailsOnly = what.kind === 'fields' && details !== undefined && what.fields.length === details.length && what.fields.every((f, i) => f === details[i]);
+    const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || (shape === 'fields' && !detailsOnly);
     const negated = hasNot(parsed.query.where);
     // The rules take a word of a name's shape as a site or device ("amss1"); the typed reader checks names against
     // NetBox's (and corrects them). Before the lexicon is read, nothing is known and the rules' reading stands.
     const namesKnown = parser.lexicon.liveCount === 0 || ['site', 'device'].every((k) => { const v = oneValue(old.entities[k]); return v === undefined || parser.lexicon.spelling.has(v.toLowerCase()); });
     // The rules keep the questions they read completely, on the same fields and names, in a shape they have.
-    if (oldSure && !ownShape && !(lastTyped && follows) && !negated && namesKnown && sameFields(old, parsed.query)) return undefined;
+    // A device's interfaces are the typed query's: a count is counted, and a list of up to 50 is shown whole.
+    if (old.intent !== 'device_interfaces' && oldSure && !ownShape && !(lastTyped && follows) && !negated && namesKnown && sameFields(old, parsed.query)) return undefined;
     return turn(typedOf(parsed), lastTyped && follows);
   }
   return {

@@ -10,7 +10,7 @@ import { NETBOX_DOMAIN } from '../query/declare.js';
  */
 
 /** Rows of a typed answer: a list up to showWholeMax whole, a longer one pageRows at a time. */
-export const TYPED_PRESENTATION = { showWholeMax: 50, pageRows: 20 } as const;
+export const TYPED_PRESENTATION = { showWholeMax: 50, pageRows: 20, domain: NETBOX_DOMAIN } as const;
 
 function readOnly(verb: string, target: string | undefined): { text: string; options: string[] } {
   const action = NETBOX_DOMAIN.actions?.find((a) => a.verb === verb);

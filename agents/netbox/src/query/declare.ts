@@ -18,7 +18,7 @@ const STATUS_VALUES: readonly DeclaredValue[] = [
 
 /** The usual device roles, with the words people use; the estate's own roles come in live beside them. */
 const ROLE_VALUES: readonly DeclaredValue[] = [
-  { value: 'switch', words: ['switch', 'switches', 'leaf', 'leaves', 'spine', 'spines', 'tor', 'tors'] },
+  { value: 'switch', words: ['switch', 'switches', 'network switch', 'network switches', 'leaf', 'leaves', 'spine', 'spines', 'tor', 'tors'] },
   { value: 'router', words: ['router', 'routers', 'edge router', 'edge routers'] },
   { value: 'firewall', words: ['firewall', 'firewalls', 'fw', 'fws'] },
   { value: 'server', words: ['server', 'servers', 'hypervisor', 'hypervisors', 'compute node', 'compute nodes'] },
@@ -33,6 +33,7 @@ export const DEVICES: EntityDecl = {
   words: ['devices', 'device', 'boxes', 'box', 'hosts', 'host', 'machines', 'machine', 'hardware', 'network devices', 'nodes', 'equipment', 'appliances', 'appliance'],
   nameField: 'name',
   rowFields: ['name', 'site', 'role', 'status', 'device_type', 'rack'],
+  details: ['site', 'role', 'status', 'device_type', 'rack', 'primary_ip', 'platform', 'serial'],
   fields: [
     { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'hostname', 'hostnames', 'device name'], live: true, exec: 'upstream', rank: 0 },
     { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'datacentre', 'dc', 'location', 'pop', 'facility'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 6 },
@@ -76,7 +77,14 @@ export const INTERFACES: EntityDecl = {
       type: 'name',
       words: ['type', 'types', 'interface type', 'media', 'port type'],
       values: [
+        { value: '100base-tx', words: ['100base-tx', 'fast ethernet', '100m copper'] },
         { value: '1000base-t', words: ['1g copper', 'gigabit copper', '1000base-t', 'rj45'] },
+        { value: '2.5gbase-t', words: ['2.5gbase-t', '2.5g copper'] },
+        { value: '10gbase-t', words: ['10gbase-t', '10g copper'] },
+        { value: '1000base-x-sfp', words: ['sfp', '1g sfp', '1000base-x-sfp'] },
+        { value: '40gbase-x-qsfpp', words: ['qsfp+', '40g', '40gbase-x-qsfpp'] },
+        { value: '400gbase-x-qsfpdd', words: ['qsfp-dd', '400g', '400gbase-x-qsfpdd'] },
+        { value: 'bridge', words: ['bridge', 'bridges'] },
         { value: '10gbase-x-sfpp', words: ['sfp+', '10g sfp+', '10gbase-x-sfpp'] },
         { value: '25gbase-x-sfp28', words: ['sfp28', '25g', '25gbase-x-sfp28'] },
         { value: '100gbase-x-qsfp28', words: ['qsfp28', '100g', '100gbase-x-qsfp28'] },
@@ -130,7 +138,7 @@ export const SITES: EntityDecl = {
     { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 3 },
     { name: 'facility', label: 'facility', type: 'text', words: ['facility', 'facility id', 'building', 'colo', 'colocation'], exec: 'tool', projection: true },
     { name: 'time_zone', label: 'time zone', type: 'text', words: ['time zone', 'timezone', 'tz'], exec: 'tool', groupable: true, projection: true },
-    { name: 'device_count', label: 'device count', type: 'number', words: ['device count', 'number of devices', 'devices'], exec: 'tool', projection: true },
+    { name: 'device_count', label: 'device count', type: 'number', words: [], exec: 'tool', projection: true },
   ],
 };
 

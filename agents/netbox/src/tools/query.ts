@@ -264,21 +264,27 @@ export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient
   kit.registerList({
     name: 'list_values',
     title: 'List the values of NetBox fields',
-    description: 'The distinct values fields take (every site, role, tenant, manufacturer, platform, device type, region or tag, or the devices\' names) as {field, value}, one page at a time.',
+    description: 'The distinct values fields take (every site, role, tenant, manufacturer, platform, device type, region or tag, or the devices\' names) as {field, value, label?} (label: how NetBox names the slug), one page at a time.',
     itemKind: 'values',
     snapshot: true,
     filters: ListValuesFilters,
     item: VALUE_ITEM,
     load: async (filters, ctx) => {
       const fields = valueFields(NETBOX_DOMAIN, filters.entity, filters.fields);
-      const out: { field: string; value: string }[] = [];
+      const out: { field: string; value: string; label?: string }[] = [];
       for (const field of fields) {
         const source = field === 'name' ? (filters.entity === 'sites' ? 'sites' : filters.entity === 'devices' ? 'device_names' : undefined) : VALUE_SOURCES[field];
         if (source === undefined) continue;
         const values = new Set<string>();
+        // NetBox's name of a slug ("Arista EOS" of eos, "Platform Engineering" of platform): people say either.
+        const labels = new Map<string, string>();
+        const labelled = (slug: string, name: unknown): void => {
+          values.add(slug);
+          if (typeof name === 'string' && name !== '' && name.toLowerCase() !== slug.toLowerCase()) labels.set(slug, name);
+        };
         if (source === 'sites') {
           const sites = await client.walk('sites', {}, options.walk, ctx.signal);
-          for (const s of sites.items) if (typeof s.slug === 'string' && s.slug !== '') values.add(s.slug);
+          for (const s of sites.items) if (typeof s.slug === 'string' && s.slug !== '') labelled(s.slug, s.name);
         } else if (source === 'device_names') {
           // Names only, page by page, up to maxValues (and the walk's request budget).
           const pageOf = (offset: number) => client.page('devices', {}, { limit: client.maxPageSize, offset, fields: ['id', 'name'] }, ctx.signal);
@@ -289,9 +295,12 @@ export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient
             for (const d of (await pageOf(p * client.maxPageSize)).results) if (typeof d.name === 'string') values.add(d.name);
           }
         } else {
-          for (const x of (await client.names(source, ctx.signal)).items) values.add(x.slug);
+          for (const x of (await client.names(source, ctx.signal)).items) labelled(x.slug, x.name);
         }
-        for (const value of [...values].sort().slice(0, LIST_VALUES_LIMITS.maxValues)) out.push({ field, value });
+        for (const value of [...values].sort().slice(0, LIST_VALUES_LIMITS.maxValues)) {
+          const label = labels.get(value);
+          out.push(label === undefined ? { field, value } : { field, value, label });
+        }
       }
       return out;
     },
