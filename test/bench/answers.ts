@@ -24,7 +24,9 @@
  *            claims the thing was done (CLAIMS_DONE). That counts as correct.
  * - honest: not correct, but the answer's lead (the text before its first table row, at most LEAD_LINES lines) says
  *   plainly what it did not do or understand (HONEST), or asks the user to choose (a question mark in the lead and
- *   options offered): so it does not present its number as the answer to the whole question.
+ *   options offered): so it does not present its number as the answer to the whole question. A list of at most 50
+ *   cut by the answer's token budget is honest too when its headline states the total and the first rows shown
+ *   ("47 devices match; rows 1-33"), it names only members, and it offers the next page.
  * - confidently wrong: everything else, a missing answer included. Goal: 0.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -193,12 +195,21 @@ function miss(expect: Expectation, answer: string, previous: string | undefined)
   }
 }
 
+/** Whether the headline states the total and a first range of rows short of it, and the answer offers the next page. */
+function pagedAsSaid(answer: string, total: number): boolean {
+  const range = /\brows\s+1\s*-\s*(\d+)\b/i.exec(headlineOf(answer));
+  return range !== null && Number(range[1]) < total && statesCount(headlineOf(answer), total) && /next (?:page|batch)/i.test(answer);
+}
+
 /** Judges one answer (see the top of this file). `options`: the follow-ups the answer offers. */
 export function judge(expect: Expectation, answer: string, options: readonly string[] = [], previous?: string): Judgement {
   if (answer.trim().length === 0) return { verdict: 'wrong', why: 'no answer' };
   const why = miss(expect, answer, previous);
   if (why === undefined) return { verdict: 'correct', why: '' };
   if (expect.kind === 'cannot') return { verdict: 'wrong', why };
+  // A whole list cut by the answer's token budget, saying so ("47 devices match; rows 1-33", then "next page"): the
+  // rows it shows are all of the set, and it says where the rest is. Partial, said: honest, not correct.
+  if (expect.kind === 'list' && pagedAsSaid(answer, expect.names.length) && [...mentioned(answer, expect.among)].every((n) => expect.names.includes(n))) return { verdict: 'honest', why: `${why} (the answer says it shows a first page)` };
   const lead = leadOf(answer);
   if (HONEST.test(lead) || (options.length > 0 && lead.includes('?'))) return { verdict: 'honest', why };
   return { verdict: 'wrong', why };
@@ -430,7 +441,7 @@ export async function benchAnswers(options: { readonly progress?: (line: string)
       now: new Date(d.now).toISOString(),
       estate: { applications: d.apps.length, devices: d.devices.length },
       judge:
-        'correct: count in the first line (opening notes skipped); list: total in the first line, every name when <= 50, no name outside the set; page: total, members only, none repeated (or "the end" after a whole list); object: every fact; all: every part, numbers anywhere; cannot: says so in its lead, claims nothing done. honest: not correct, and the lead says what was not done or asks to choose. wrong: the rest.',
+        'correct: count in the first line (opening notes skipped); list: total in the first line, every name when <= 50, no name outside the set; page: total, members only, none repeated (or "the end" after a whole list); object: every fact; all: every part, numbers anywhere; cannot: says so in its lead, claims nothing done. honest: not correct, and the lead says what was not done or asks to choose (or a list cut by the token budget states its total and rows shown, and offers the next page). wrong: the rest.',
       runs,
       generated,
       generatedNetBox,

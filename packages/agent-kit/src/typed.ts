@@ -39,7 +39,7 @@ export interface TypedPresentation {
 /** What the classifier hands the plan: the parse, as JSON in the `typed_query` entity. */
 export interface TypedQuestion {
   readonly query: Query | undefined;
-  readonly action?: { readonly verb: string; readonly target?: string | undefined } | undefined;
+  readonly action?: { readonly verb: string; readonly target?: string | undefined; readonly part?: string | undefined } | undefined;
   readonly edit: EditMarks;
   readonly unapplied: readonly string[];
   readonly corrections: readonly { readonly from: string; readonly to: string }[];
@@ -181,7 +181,7 @@ export interface TypedAnswerOptions {
   readonly system: string;
   readonly presentation: TypedPresentation;
   /** The answer to a request to act: what was not done, how to do it in the system, what to ask instead. */
-  readonly readOnly: (verb: string, target: string | undefined) => { readonly text: string; readonly options: readonly string[] };
+  readonly readOnly: (verb: string, target: string | undefined, part?: string) => { readonly text: string; readonly options: readonly string[] };
   /** Fields a projection may add beside those asked for (a revision's synced one), shown when present. */
   readonly extraFields?: readonly string[];
   /** Lines for one projected field, when the domain shows it its own way (a history as a table); else the value. */
@@ -192,7 +192,7 @@ export interface TypedAnswerOptions {
 export function respondTyped<M>(options: TypedAnswerOptions, typed: TypedQuestion, results: readonly ToolResult[], query: Query | undefined, carried: boolean, remember: (query: Query, total: number, offset: number, end: number) => M, previous: M | undefined): Answer<M> {
   const { domain, presentation } = options;
   if (typed.action !== undefined) {
-    const said = options.readOnly(typed.action.verb, typed.action.target);
+    const said = options.readOnly(typed.action.verb, typed.action.target, typed.action.part);
     return { text: said.text, options: [...said.options], memory: previous, data: { read_only: true, not_done: typed.action.verb } };
   }
   const result = results[0];

@@ -72,6 +72,8 @@ export interface ActionRequest {
   readonly verb: string;
   /** The object named, when one was. */
   readonly target?: string | undefined;
+  /** A second name, of a part of the target ("Ethernet1" of "shut down Ethernet1 on ams1-sw-001"). */
+  readonly part?: string | undefined;
 }
 
 export interface Parsed {
@@ -304,9 +306,14 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   const first = items.find((it) => !isG(it, 'filler', 'and'));
   const verb = asks && first !== undefined && first.corrected === undefined && items.indexOf(first) <= at ? senseOf(first, 'action') : undefined;
   if (verb !== undefined) {
-    const target = items.find((it) => it.kind === 'name' || it.senses.some((s) => s.k === 'value' && fieldOf(entityOf(domain, s.entity), s.field)?.name === entityOf(domain, s.entity).nameField));
+    // The object acted on: a name the estate holds before a word merely shaped like one ("shut down Ethernet1 on
+    // ams1-sw-001" acts on the device's interface: the device is the target, the interface the part of it).
+    const known = (it: Item): boolean => it.senses.some((s) => s.k === 'value' && fieldOf(entityOf(domain, s.entity), s.field)?.name === entityOf(domain, s.entity).nameField);
+    const named = items.filter((it) => it.kind === 'name' || known(it));
+    const target = named.find(known) ?? named[0];
+    const part = named.find((it) => it !== target);
     const targetValue = senseOf(target, 'value')?.value ?? target?.text;
-    return { kind: 'action', query: undefined, action: { verb: verb.verb, target: targetValue }, edit: noEdit, unapplied: [], clock: false, ...base };
+    return { kind: 'action', query: undefined, action: { verb: verb.verb, target: targetValue, ...(part === undefined ? {} : { part: senseOf(part, 'value')?.value ?? part.text }) }, edit: noEdit, unapplied: [], clock: false, ...base };
   }
 
   const { entity, own: ownEntity } = chooseEntity(domain, items);

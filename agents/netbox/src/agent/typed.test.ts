@@ -117,6 +117,15 @@ describe('NetBox agent, typed questions', () => {
     });
   }
 
+  it('a request to act on a part of a device names both, and offers the device (never the part) to show', async () => {
+    const iface = estate.interfaces[7];
+    if (iface === undefined) throw new Error('no interface');
+    const r = await ask(`shut down interface ${iface.name} on ${iface.device.name}`);
+    expect(r.answer.split('\n')[0]).toBe(`Flotilla is read-only: I did not change ${iface.name.toLowerCase()} on ${iface.device.name}.`);
+    expect(r.answer).toContain(`"show device ${iface.device.name}"`);
+    expect(r.answer).not.toContain(`show device ${iface.name.toLowerCase()}`);
+  });
+
   it('answers "interfaces that are down" with the disabled ones, saying NetBox holds no link state, and puts the query in the metadata', async () => {
     const device = estate.devices.find((d) => estate.interfaces.some((i) => i.device.id === d.id && !i.enabled)) as NetBoxDevice;
     const down = estate.interfaces.filter((i) => i.device.id === device.id && !i.enabled).length;

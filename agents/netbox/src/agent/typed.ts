@@ -12,11 +12,12 @@ import { NETBOX_DOMAIN } from '../query/declare.js';
 /** Rows of a typed answer: a list up to showWholeMax whole, a longer one pageRows at a time. */
 export const TYPED_PRESENTATION = { showWholeMax: 50, pageRows: 20, domain: NETBOX_DOMAIN } as const;
 
-function readOnly(verb: string, target: string | undefined): { text: string; options: string[] } {
+function readOnly(verb: string, target: string | undefined, part?: string): { text: string; options: string[] } {
   const action = NETBOX_DOMAIN.actions?.find((a) => a.verb === verb);
-  const how = (action?.how ?? '').replace('{name}', target ?? 'the object');
+  const object = target === undefined ? undefined : part === undefined ? target : `${part} on ${target}`;
+  const how = (action?.how ?? '').replace('{name}', object ?? 'the object');
   const text = [
-    `Flotilla is read-only: I did not ${verb} ${target ?? 'anything'}.`,
+    `Flotilla is read-only: I did not ${verb} ${object ?? 'anything'}.`,
     how === '' ? '' : `To do it in NetBox: ${how}.`,
     target === undefined ? 'I can show a device, its interfaces, cables and addresses instead.' : `I can show ${target}, its interfaces and its cables instead: ask "show device ${target}" or "interfaces of ${target}".`,
   ]
