@@ -37,7 +37,8 @@ function oldFields(c: Classification<NetBoxIntent>): Set<string> {
   for (const [k, v] of Object.entries(c.entities)) {
     if (k === 'state') out.add((oneValue(v) ?? '').split('=')[0] ?? '');
     else if (k === 'device') out.add(c.intent === 'device_interfaces' ? 'device' : 'name');
-    else if (['site', 'role', 'status', 'tag', 'region'].includes(k)) out.add(k);
+    // A region the rules read but their device lists do not apply ("I did not apply region europe"): not theirs.
+    else if (['site', 'role', 'status', 'tag'].includes(k)) out.add(k);
   }
   return out;
 }
