@@ -71,7 +71,11 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     logger: silentLogger(),
-    answer: () => Promise.resolve({ answer: Array.from({ length: 2_000 }, (_, i) => `log line ${i}: interface flap on port ${i % 48}`).join('\n'), options: ['next page'], metadata: {} }),
+    // It says what it is doing before it answers: the progress the supervisor relays (however fast the turn).
+    answer: (_question, _contextId, progress) => {
+      progress('Reading the syslog…');
+      return Promise.resolve({ answer: Array.from({ length: 2_000 }, (_, i) => `log line ${i}: interface flap on port ${i % 48}`).join('\n'), options: ['next page'], metadata: {} });
+    },
   });
   const agents = `argocd=${argocd.url},netbox=${netbox.url},weather=${slow.url},logs=${chatty.url}`;
   supervisor = await startSupervisor(parseSettings(SUPERVISOR_SETTINGS, { port: '0', agents, 'call-timeout-ms': '1500', 'reply-max-tokens': '3000' }, {}, 's'), silentLogger());
@@ -97,7 +101,11 @@ describe('supervisor over A2A', () => {
     const r = await ask(supervisor.url, 'which apps are out of sync in prod?', randomUUID());
     expect(r.metadata.routed).toBe('argocd');
     expect(r.answer).toMatch(/applications/);
-    expect(r.notes.some((n) => n.startsWith('Flotilla Argo CD agent: '))).toBe(true);
+    // The Argo CD agent's only note is "Working on it…" once a turn outlasts WORKING_NOTE_AFTER_MS: a fast turn has
+    // none. The log agent says what it does on every turn.
+    const logs = await ask(supervisor.url, 'show the syslog of the routers', randomUUID());
+    expect(logs.metadata.routed).toBe('logs');
+    expect(logs.notes).toContain('Log agent: Reading the syslog…');
   });
 
   it('forwards the conversation: "next batch" reaches the agent that answered', async () => {
