@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { ClientFactory } from '@a2a-js/sdk/client';
+import { lexiconRead } from '@flotilla/agent-host/testing';
 import { ARGOCD_AGENT_SETTINGS, ARGOCD_DOMAIN, startArgoCdAgent } from '@flotilla/agent-argocd';
 import { NETBOX_AGENT_SETTINGS, startNetBoxAgent } from '@flotilla/agent-netbox';
 import { createParser, PARSE_LIMITS } from '@flotilla/query';
 import { parseSettings, silentLogger } from '@flotilla/core';
-import type { Estates } from './answer-questions.js';
+import type { Estates, Expectation } from './answer-questions.js';
 import { ask, judge, NETBOX_RATE, type Verdict } from './answers.js';
 import { TYPED_CONSTRUCTIONS, tallyByConstruction, typedQuestions, type ConstructionTally, type TypedConstruction } from './typed-questions.js';
 import { NETBOX_CONSTRUCTIONS, netboxTypedQuestions, type NetBoxConstruction } from './netbox-typed-questions.js';
@@ -102,6 +103,20 @@ async function parseTimingInOwnProcess(seed: number): Promise<ParseTiming> {
   return JSON.parse(out) as ParseTiming;
 }
 
+/** Each question in a new conversation of the agent at `url`, each answer judged against its expectation. */
+async function askEach<C extends string>(url: string, questions: readonly { readonly construction: C; readonly ask: string; readonly expect: Expectation }[], constructions: readonly C[], seed: number, system: string, progress?: (line: string) => void): Promise<TypedAnswersRun<C>> {
+  const client = await new ClientFactory().createFromUrl(url);
+  const began = performance.now();
+  const rows: TypedAnswerRow<C>[] = [];
+  for (const [i, q] of questions.entries()) {
+    const reply = await ask(client, q.ask, randomUUID());
+    const { verdict, why } = judge(q.expect, reply.answer, reply.options);
+    rows.push({ construction: q.construction, question: q.ask, verdict, why, answer: reply.answer.slice(0, 600) });
+    if ((i + 1) % 500 === 0) progress?.(`answers (generated, ${system}): ${i + 1}/${questions.length} questions\n`);
+  }
+  return { questions: questions.length, seed, tally: tallyByConstruction(rows, constructions), seconds: (performance.now() - began) / 1000, rows };
+}
+
 /** Asks `n` generated questions (seeded) of an Argo CD agent started here against `argoUrl`. */
 export async function runTypedAnswers(options: { readonly argoUrl: string; readonly token: string; readonly d: Estates; readonly n: number; readonly seed?: number; readonly progress?: (line: string) => void; readonly timeParse?: boolean }): Promise<TypedAnswersRun> {
   const seed = options.seed ?? 31;
@@ -113,31 +128,12 @@ export async function runTypedAnswers(options: { readonly argoUrl: string; reado
     { now: () => options.d.now },
   );
   try {
-    const client = await new ClientFactory().createFromUrl(agent.url);
-    const began = performance.now();
-    const rows: TypedAnswerRow[] = [];
-    for (const [i, q] of questions.entries()) {
-      const reply = await ask(client, q.ask, randomUUID());
-      const { verdict, why } = judge(q.expect, reply.answer, reply.options);
-      rows.push({ construction: q.construction, question: q.ask, verdict, why, answer: reply.answer.slice(0, 600) });
-      if ((i + 1) % 500 === 0) options.progress?.(`answers (generated): ${i + 1}/${questions.length} questions\n`);
-    }
-    return { questions: questions.length, seed, tally: tallyByConstruction(rows, TYPED_CONSTRUCTIONS), seconds: (performance.now() - began) / 1000, rows, ...(options.timeParse === true ? { parse: await parseTimingInOwnProcess(seed) } : {}) };
+    const run = await askEach(agent.url, questions, TYPED_CONSTRUCTIONS, seed, 'Argo CD', options.progress);
+    return { ...run, ...(options.timeParse === true ? { parse: await parseTimingInOwnProcess(seed) } : {}) };
   } finally {
     await agent.close();
     await rm(dataDir, { recursive: true, force: true });
   }
-}
-
-/** Until the agent has read the estate's names (its lexicon store holds entries), at most LEXICON_WAIT_POLLS polls. */
-const LEXICON_WAIT_POLLS = 1_200;
-async function lexiconRead(agentUrl: string): Promise<void> {
-  for (let i = 0; i < LEXICON_WAIT_POLLS; i += 1) {
-    const metrics = await (await fetch(`${agentUrl}/metrics`)).text();
-    if (/flotilla_store_entries\{store="lexicon"\} [1-9]/.test(metrics)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the agent at ${agentUrl} did not read its lexicon`);
 }
 
 /** Asks `n` generated NetBox questions (seeded) of a NetBox agent started here against `netboxUrl`. */
@@ -151,16 +147,7 @@ export async function runNetBoxTypedAnswers(options: { readonly netboxUrl: strin
   );
   try {
     await lexiconRead(agent.url);
-    const client = await new ClientFactory().createFromUrl(agent.url);
-    const began = performance.now();
-    const rows: TypedAnswerRow<NetBoxConstruction>[] = [];
-    for (const [i, q] of questions.entries()) {
-      const reply = await ask(client, q.ask, randomUUID());
-      const { verdict, why } = judge(q.expect, reply.answer, reply.options);
-      rows.push({ construction: q.construction, question: q.ask, verdict, why, answer: reply.answer.slice(0, 600) });
-      if ((i + 1) % 500 === 0) options.progress?.(`answers (generated, NetBox): ${i + 1}/${questions.length} questions\n`);
-    }
-    return { questions: questions.length, seed, tally: tallyByConstruction(rows, NETBOX_CONSTRUCTIONS), seconds: (performance.now() - began) / 1000, rows };
+    return await askEach(agent.url, questions, NETBOX_CONSTRUCTIONS, seed, 'NetBox', options.progress);
   } finally {
     await agent.close();
     await rm(dataDir, { recursive: true, force: true });
