@@ -20,7 +20,7 @@ import {
   type ChatScript,
 } from '@flotilla/simulators';
 import { loadTokenCounter, type TokenCounter } from '@flotilla/tokens';
-import { ROUTING_SET, routingAccuracy, type ExpectedRoute, type RoutingCase } from './routing-set.js';
+import { ROUTING_SET, type ExpectedRoute, type RoutingCase } from './routing-set.js';
 
 /**
  * Issue 9's mixed workload: 100 realistic questions, about two thirds simple (a list with a filter, one
@@ -229,8 +229,6 @@ export interface RoutingTotals {
 export interface RoutingRun extends RoutingTotals {
   /** correct / questions, in percent, from the answers' metadata. */
   readonly accuracyPercent: number;
-  /** The same set routed by the classifiers alone (no agent): the two must agree. */
-  readonly classifierAccuracyPercent: number;
   readonly promptTokens: number;
   readonly completionTokens: number;
   /** Chosen for the fast path, answered by the model after all (the rules did not really answer). */
@@ -472,7 +470,6 @@ function routingRun(rows: readonly RoutingRow[]): RoutingRun {
   return {
     ...all,
     accuracyPercent: all.questions === 0 ? 0 : (100 * all.correct) / all.questions,
-    classifierAccuracyPercent: routingAccuracy().percent,
     promptTokens: rows.reduce((a, r) => a + r.promptTokens, 0),
     completionTokens: rows.reduce((a, r) => a + r.completionTokens, 0),
     fallbacks: rows.filter((r) => r.route === 'fallback').length,
@@ -630,7 +627,7 @@ export function formatHybridBench(result: HybridBenchResult, markdown: Markdown)
         ],
       )}`,
   );
-  out.push(`Route accuracy by the classifiers alone (no agent): ${pct(rt.classifierAccuracyPercent)}; fast-path answers that fell back to the model: ${rt.fallbacks}.\n`);
+  out.push(`Fast-path answers that fell back to the model: ${rt.fallbacks}.\n`);
   for (const row of rt.misrouted.slice(0, 10)) out.push(`misrouted (${row.agent}): "${row.question}": labelled ${row.expected}, went ${row.route} (${row.reason})\n`);
   for (const run of [llm, hybrid]) {
     for (const f of run.failures.slice(0, 5)) out.push(`${run.mode}: question ${f.index} failed ("${f.question}"): ${f.reason.slice(0, 200)}\n`);

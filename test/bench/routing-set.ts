@@ -1,7 +1,3 @@
-import { ARGOCD_AGENT } from '@flotilla/agent-argocd';
-import { NETBOX_AGENT } from '@flotilla/agent-netbox';
-import { routeDecision, type RouteDecision } from '@flotilla/llm/modes';
-
 /** Where hybrid mode should send a question: the rules alone (`fast`, no model call) or the model. */
 export type ExpectedRoute = 'fast' | 'model';
 
@@ -24,7 +20,8 @@ const followUp = (agent: RoutingCase['agent'], question: string, after: string):
  * rules answer what their plans execute completely (flagship lists, one application or device, NetBox's batched
  * interfaces of a whole site, follow-ups); the model gets what needs reasoning (why, compare, plan, worst, should,
  * risk…) and what the rules could not read (words left unused, no intent). Labelled by what the question asks, not
- * by what the router does: `test/bench/routing.test.ts` expects 100% of it, the hybrid bench reports the accuracy.
+ * by what the router does: `test/bench/routing.test.ts` asks it of both agents in hybrid mode and expects 100% of
+ * it (the route each answer's metadata states), the hybrid bench reports the accuracy.
  */
 export const ROUTING_SET: readonly RoutingCase[] = [
   // Argo CD: what the rules answer completely.
@@ -100,6 +97,7 @@ export const ROUTING_SET: readonly RoutingCase[] = [
   followUp('netbox', 'the rest of them', 'devices in ams1'),
   fast('netbox', 'help', 'help'),
   fast('netbox', 'routers in lon1', 'a filtered list'),
+  fast('netbox', 'reboot ams1-sw-001', 'a request to act: said read-only, with how to do it in NetBox, by the typed reading (issue 31)'),
   // NetBox: reasoning, or words the rules could not read.
   model('netbox', 'plan a maintenance window for the routers in lon1', 'a plan (issue 21)'),
   model('netbox', 'compare the switches in ams1 with those in fra1', 'a comparison'),
@@ -111,38 +109,6 @@ export const ROUTING_SET: readonly RoutingCase[] = [
   model('netbox', 'what is the best site for the next rack of servers?', 'a judgement'),
   model('netbox', 'how healthy is our network in europe?', 'words the rules cannot read (healthy)'),
   model('netbox', 'are our vlan assignments consistent between sites?', 'words the rules cannot read'),
-  model('netbox', 'reboot ams1-sw-001', 'a change: read-only rules have no intent'),
   model('netbox', 'what would break if ams1-rtr-01 went down?', 'an impact'),
   model('netbox', 'assess the cabling in ams2', 'an assessment'),
 ];
-
-/** Each domain's router inputs: its rules classifier and the intents its rules execute completely. */
-const ROUTERS = {
-  argocd: { classifier: ARGOCD_AGENT.definition.classifier({ now: undefined }), fullyExecuted: ARGOCD_AGENT.definition.fullyExecuted },
-  netbox: { classifier: NETBOX_AGENT.definition.classifier({ now: undefined }), fullyExecuted: NETBOX_AGENT.definition.fullyExecuted },
-} as const;
-
-/** The route hybrid mode takes for a question to an agent, as the host wires it (the agent's own classifier and list). */
-export function routeOf(agent: RoutingCase['agent'], question: string): RouteDecision {
-  const router = ROUTERS[agent];
-  const fully: ReadonlySet<string> | undefined = router.fullyExecuted === undefined ? undefined : new Set<string>(router.fullyExecuted);
-  return routeDecision<string>(question, router.classifier.classify(question), fully);
-}
-
-export interface RoutingAccuracy {
-  readonly questions: number;
-  readonly correct: number;
-  /** correct / questions, in percent. */
-  readonly percent: number;
-  readonly misrouted: readonly { readonly agent: string; readonly question: string; readonly expected: ExpectedRoute; readonly got: RouteDecision }[];
-}
-
-/** The router's accuracy on the labelled set (by the classifiers, without starting an agent). */
-export function routingAccuracy(set: readonly RoutingCase[] = ROUTING_SET): RoutingAccuracy {
-  const misrouted = set.flatMap((c) => {
-    const got = routeOf(c.agent, c.question);
-    return got.route === c.route ? [] : [{ agent: c.agent, question: c.question, expected: c.route, got }];
-  });
-  const correct = set.length - misrouted.length;
-  return { questions: set.length, correct, percent: set.length === 0 ? 0 : (100 * correct) / set.length, misrouted };
-}

@@ -1,16 +1,17 @@
 /**
  * Generated Argo CD questions (issue 31): queries sampled from a model of the problem (filters on health, sync,
  * cluster and environment, negated or OR-ed; counts and lists; breakdowns by one or two fields; rankings;
- * comparisons of two clusters; named fields of one application; requests to act), with values from the simulator's
+ * comparisons of two clusters; named fields of one application; requests to act; clusters, projects and application
+ * sets: their filters, breakdowns and named fields, and the applications a set generates), with values from the simulator's
  * estate, each rendered through one of several independent phrasings (templates, synonyms, word orders, typos in
  * words and in names). Each expected answer is computed here, straight from the raw estate, by the simple readings
  * below: never by the agent's planner. `pnpm test` asks a few hundred (test/typed-answers.test.ts); `pnpm bench --
  * --suites answers` asks 3,000.
  */
-import { createRng, type ArgoApplication } from '@flotilla/simulators';
-import { appList, count, facts, type Estates, type Expectation } from './answer-questions.js';
+import { createRng, type ArgoApplication, type Rng } from '@flotilla/simulators';
+import { appList, count, facts, names, type Estates, type Expectation } from './answer-questions.js';
 
-export const TYPED_CONSTRUCTIONS = ['filter_count', 'filter_list', 'breakdown', 'top', 'compare', 'fields', 'action'] as const;
+export const TYPED_CONSTRUCTIONS = ['filter_count', 'filter_list', 'breakdown', 'top', 'compare', 'fields', 'action', 'inventory'] as const;
 export type TypedConstruction = (typeof TYPED_CONSTRUCTIONS)[number];
 
 export interface TypedQuestion {
@@ -188,6 +189,10 @@ export function typedQuestions(d: Estates, n: number, seed = 31): TypedQuestion[
         out.push({ construction, ask, expect: facts(name, value) });
         break;
       }
+      case 'inventory': {
+        out.push(inventoryQuestion(d, rng, rng.next() < 0.2));
+        break;
+      }
       case 'action': {
         const app = rng.pick(d.apps).metadata.name;
         const verb = rng.pick(Object.keys(VERBS));
@@ -198,6 +203,112 @@ export function typedQuestions(d: Estates, n: number, seed = 31): TypedQuestion[
     }
   }
   return out;
+}
+
+/** Words for a cluster's connection state, as people say it. */
+const CONNECTED = ['connected', 'reachable', 'working', 'up', 'connected ok'];
+const NOT_CONNECTED = ['failing', 'down', 'unreachable', 'disconnected', 'with connection problems', 'with connection issues', 'not connected'];
+const GENERATOR_WORDS: Readonly<Record<string, readonly string[]>> = { list: ['list'], clusters: ['cluster', 'clusters'], git: ['git'], matrix: ['matrix'], merge: ['merge'] };
+
+/**
+ * One question about the estate's inventory: clusters (connection, version, API server), projects (where they may
+ * deploy, their source repositories) and application sets (generators, team, errors, the applications each
+ * generated). Expected answers read the raw estate: a project may deploy to a cluster when a destination names it
+ * (by name or API URL) or allows any ('*'); a set's applications are those whose owner reference names it.
+ */
+function inventoryQuestion(d: Estates, rng: Rng, typo: boolean): TypedQuestion {
+  const construction = 'inventory' as const;
+  const spell = (name: string): string => (typo ? swapped(name) : name);
+  const clusterName = (dest: { name?: string; server?: string }): string => (dest.name !== undefined && dest.name !== '' ? dest.name : (d.clusters.find((c) => c.server === dest.server)?.name ?? dest.server ?? ''));
+  const clusters = d.clusters.filter((c) => c.name !== 'in-cluster');
+  const generators = (s: (typeof d.appSets)[number]): string[] => (s.spec.generators ?? []).flatMap((g) => Object.keys(g));
+  switch (rng.int(0, 11)) {
+    case 0: {
+      const counted = rng.next() < 0.5;
+      const ask = counted ? rng.pick(['how many clusters', 'how many clusters do we have?', 'number of registered clusters', 'count the k8s clusters']) : rng.pick(['list clusters', 'which clusters do we have?', 'show me all the kubernetes clusters', 'clusters']);
+      return { construction, ask, expect: counted ? count(d.clusters) : names(d.clusters.map((c) => c.name), d.names.clusters) };
+    }
+    case 1: {
+      const up = rng.next() < 0.5;
+      const w = rng.pick(up ? CONNECTED : NOT_CONNECTED);
+      const counted = rng.next() < 0.4;
+      const ask = counted ? rng.pick([`how many clusters are ${w}?`, `number of clusters ${w}`]) : rng.pick([`which clusters are ${w}?`, `list clusters that are ${w}`, `${w} clusters`, `show the clusters ${w}`]);
+      const set = d.clusters.filter((c) => (c.connectionState.status === 'Successful') === up);
+      return { construction, ask: squash(ask.replace('that are with', 'with').replace('are with', 'have')), expect: counted ? count(set) : names(set.map((c) => c.name), d.names.clusters) };
+    }
+    case 2: {
+      const c = rng.pick(clusters);
+      const field = rng.pick(['version', 'server', 'connection'] as const);
+      const ask =
+        field === 'version'
+          ? rng.pick([`what version is ${spell(c.name)} running?`, `kubernetes version of cluster ${spell(c.name)}`, `${spell(c.name)} k8s version`])
+          : field === 'server'
+            ? rng.pick([`api server url of cluster ${spell(c.name)}`, `what is the server of the ${spell(c.name)} cluster?`])
+            : rng.pick([`is the ${spell(c.name)} cluster ok?`, `connection state of cluster ${spell(c.name)}`, `is cluster ${spell(c.name)} connected?`]);
+      const value = field === 'version' ? (c.serverVersion ?? c.info.serverVersion ?? '') : field === 'server' ? c.server : c.connectionState.status;
+      return { construction, ask, expect: facts(c.name, value) };
+    }
+    case 3: {
+      const groups = new Map<string, number>();
+      for (const c of d.clusters) groups.set(c.serverVersion ?? '', (groups.get(c.serverVersion ?? '') ?? 0) + 1);
+      const [top] = [...groups].sort((a, b) => b[1] - a[1]);
+      const ask = rng.pick(['clusters by kubernetes version', 'how many clusters per k8s version', 'cluster version breakdown']);
+      return { construction, ask, expect: facts(`${d.clusters.length} clusters`, `| ${top?.[0] ?? ''} | ${top?.[1] ?? 0} |`) };
+    }
+    case 4: {
+      const counted = rng.next() < 0.5;
+      const ask = counted ? rng.pick(['how many projects are there?', 'number of argo projects', 'count the argo cd projects']) : rng.pick(['list projects', 'which projects do we have', 'show all argo projects']);
+      return { construction, ask, expect: counted ? count(d.projects) : names(d.projects.map((p) => p.metadata.name), d.names.projects) };
+    }
+    case 5: {
+      const c = rng.pick(clusters).name;
+      const set = d.projects.filter((p) => (p.spec.destinations ?? []).some((x) => x.server === '*' || x.name === '*' || clusterName(x) === c));
+      const counted = rng.next() < 0.4;
+      const ask = counted ? rng.pick([`how many projects can deploy to ${spell(c)}?`, `number of projects allowed to deploy to ${spell(c)}`]) : rng.pick([`which projects can deploy to ${spell(c)}?`, `projects that deploy to cluster ${spell(c)}`, `list the projects with destination cluster ${spell(c)}`]);
+      return { construction, ask, expect: counted ? count(set) : names(set.map((p) => p.metadata.name), d.names.projects) };
+    }
+    case 6: {
+      const p = rng.pick(d.projects.filter((x) => (x.spec.sourceRepos ?? []).length > 0));
+      const name = p.metadata.name;
+      const ask = rng.pick([`source repos of project ${spell(name)}`, `what repos can the ${spell(name)} project use?`, `which repositories does project ${spell(name)} allow?`]);
+      return { construction, ask, expect: facts(name, ...(p.spec.sourceRepos ?? []).slice(0, 3)) };
+    }
+    case 7: {
+      const counted = rng.next() < 0.5;
+      const ask = counted ? rng.pick(['how many application sets are there?', 'number of appsets', 'count the applicationsets']) : rng.pick(['list application sets', 'show the appsets', 'which applicationsets do we have']);
+      return { construction, ask, expect: counted ? count(d.appSets) : names(d.appSets.map((s) => s.metadata.name), d.names.appSets) };
+    }
+    case 8: {
+      const present = [...new Set(d.appSets.flatMap(generators))].filter((g) => GENERATOR_WORDS[g] !== undefined);
+      const g = rng.pick(present);
+      const w = rng.pick(GENERATOR_WORDS[g] ?? [g]);
+      const set = d.appSets.filter((s) => generators(s).includes(g));
+      const counted = rng.next() < 0.4;
+      const ask = counted ? rng.pick([`how many application sets use a ${w} generator?`, `number of ${w} generator appsets`]) : rng.pick([`${w} generator appsets`, `application sets using the ${w} generator`, `which appsets have a ${w} generator?`]);
+      return { construction, ask, expect: counted ? count(set) : names(set.map((s) => s.metadata.name), d.names.appSets) };
+    }
+    case 9: {
+      const teams = [...new Set(d.appSets.map((s) => s.metadata.labels?.team).filter((t): t is string => t !== undefined))];
+      const t = rng.pick(teams);
+      const set = d.appSets.filter((s) => s.metadata.labels?.team === t);
+      const counted = rng.next() < 0.4;
+      const ask = counted ? rng.pick([`how many application sets does team ${t} have?`, `number of appsets owned by ${t}`]) : rng.pick([`application sets of the ${t} team`, `appsets owned by team ${t}`, `which applicationsets belong to team ${t}?`]);
+      return { construction, ask, expect: counted ? count(set) : names(set.map((s) => s.metadata.name), d.names.appSets) };
+    }
+    case 10: {
+      const s = rng.pick(d.appSets.filter((x) => (x.status.resources ?? []).length > 0));
+      const name = s.metadata.name;
+      const apps = d.apps.filter((a) => (a.metadata.ownerReferences ?? []).some((o) => o.kind === 'ApplicationSet' && o.name === name));
+      const ask = rng.pick([`which apps does the ${name} application set generate?`, `apps generated by the ${name} appset`, `applications of application set ${name}`, `how many apps does appset ${name} generate?`]);
+      return { construction, ask, expect: ask.startsWith('how many') ? count(apps) : appList(d, apps) };
+    }
+    default: {
+      const set = d.appSets.filter((s) => (s.status.conditions ?? []).some((c) => c.status === 'True' && /error/i.test(c.type)));
+      const counted = rng.next() < 0.4;
+      const ask = counted ? rng.pick(['how many application sets have errors?', 'number of failing appsets']) : rng.pick(['application sets with errors', 'which appsets are failing?', 'list the applicationsets in error']);
+      return { construction, ask, expect: counted ? count(set) : names(set.map((x) => x.metadata.name), d.names.appSets) };
+    }
+  }
 }
 
 /** A tally of verdicts per construction. */

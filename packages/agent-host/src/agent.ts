@@ -53,6 +53,11 @@ export type SimulatorStarter<S extends StartedSimulator = StartedSimulator> = (o
 export interface DomainAnswerer<I extends string> {
   /** `classification`: the question's, when the caller (hybrid mode's router) made it already: not made again. */
   ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<I>): Promise<TurnResult<I>>;
+  /**
+   * The agent's own reading of a question (its typed query, else its rules), for hybrid mode's router; the rules
+   * classifier's when absent.
+   */
+  classify?(question: string, contextId: string): Promise<Classification<I>>;
 }
 
 /** What the host hands the domain to build its agent over connected tools. */
@@ -94,6 +99,8 @@ export interface DomainAgentDefinition<N extends string, U extends SettingsSpec,
   readonly card: AgentDescription;
   /** The card skill each intent belongs to (a metric label); `none` for help and unknown. */
   readonly skillOf: Readonly<Record<I, string>>;
+  /** The skill of a turn when its intent alone does not say (a typed query about clusters, not applications). */
+  readonly skillOfTurn?: ((turn: TurnResult<I>) => string | undefined) | undefined;
   /** Default port of `flotilla agent <name>`. */
   readonly port: number;
   /** The agent's own part of the model's system prompt (LLM and hybrid modes). */
@@ -287,7 +294,7 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
         }
         // Counted once, when the answer was written (or cached): not again per request.
         const tokens = answerTokens(turn, counter);
-        const skill = turn.intent === undefined ? 'none' : definition.skillOf[turn.intent];
+        const skill = turn.intent === undefined ? 'none' : (definition.skillOfTurn?.(turn) ?? definition.skillOf[turn.intent]);
         recordTurn(metrics, name, skill, turn, (performance.now() - started) / 1000, tokens, signal);
         const extra = definition.hooks?.reply?.(turn);
         const metadata = {
@@ -306,7 +313,7 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
       };
       return modeAnswerTurn(mode, {
         agent: name,
-        classify: (q) => classifier.classify(q),
+        classify: (q, contextId) => agent.classify?.(q, contextId) ?? classifier.classify(q),
         fast: rulesTurn,
         discovery: llm?.turn,
         conversation: llm?.conversation,

@@ -8,8 +8,11 @@ import {
   multiFields,
   createParser,
   describeQuery,
+  conditionsOf,
   entityOf,
   fieldOf,
+  LEXICON_LIMITS,
+  type Lexicon,
   type EditMarks,
   type Parsed,
   type Parser,
@@ -49,10 +52,40 @@ export interface TypedQuestion {
   readonly page?: boolean | undefined;
   /** Which page ("page 3", "first", "previous"); the next one when absent. */
   readonly pageWanted?: string | undefined;
+  /** Names the query compares with that the estate does not hold ("team catalogue"): said when nothing matches. */
+  readonly unknown?: readonly string[] | undefined;
 }
 
-export function typedOf(parsed: Parsed): TypedQuestion {
-  return { query: parsed.query, action: parsed.action, edit: parsed.edit, unapplied: parsed.unapplied, corrections: parsed.corrections, inferred: parsed.inferred, notRead: parsed.notRead };
+/** The parse as the plan takes it; with the lexicon, the names of the query the estate does not hold. */
+export function typedOf(parsed: Parsed, lexicon?: Lexicon): TypedQuestion {
+  const unknown = lexicon === undefined || parsed.query === undefined ? [] : unknownNames(lexicon, parsed.query);
+  return { query: parsed.query, action: parsed.action, edit: parsed.edit, unapplied: parsed.unapplied, corrections: parsed.corrections, inferred: parsed.inferred, notRead: parsed.notRead, ...(unknown.length === 0 ? {} : { unknown }) };
+}
+
+/**
+ * The values a query compares a live name field with ("team catalogue") that are none of the field's live values,
+ * as "<field label> <value>". A field whose values were not read, or were read only up to the lexicon's cap, is not
+ * judged.
+ */
+export function unknownNames(lexicon: Lexicon, query: Query): string[] {
+  const entity = lexicon.domain.entities.find((e) => e.name === query.entity);
+  if (entity === undefined) return [];
+  const out: string[] = [];
+  for (const c of conditionsOf(query.where)) {
+    if (c.op !== 'eq' && c.op !== 'in') continue;
+    const decl = fieldOf(entity, c.field);
+    if (decl === undefined || decl.live !== true || decl.type !== 'name' || decl.pattern !== undefined) continue;
+    const known = lexicon.valuesOf(entity.name, c.field);
+    if (known.length === 0 || known.length >= LEXICON_LIMITS.liveValuesPerField) continue;
+    const have = new Set(known);
+    // A declared value ("prod" of the environment) is known even when no object holds it yet.
+    const declared = new Set((decl.values ?? []).map((v) => v.value.toLowerCase()));
+    for (const v of c.op === 'eq' ? [c.value] : c.values) {
+      const lower = String(v).toLowerCase();
+      if (!have.has(lower) && !declared.has(lower)) out.push(`${decl.label} ${String(v)}`);
+    }
+  }
+  return out;
 }
 
 /** Fields whose values the lexicon reads from the estate (the declared `live` ones), by entity. */
@@ -224,6 +257,11 @@ export function respondTyped<M>(options: TypedAnswerOptions, typed: TypedQuestio
   let memory: M | undefined = remember(query, total, 0, 0);
   // A list comes back as the kit's page envelope (item_kind, total, offset, returned, next_offset, items).
   const kind = typeof b.item_kind === 'string' ? 'list' : b.kind;
+  // Nothing matched and a name compared with is none the estate holds: that is said first, not a bare 0.
+  if (total === 0 && (typed.unknown ?? []).length > 0 && kind !== 'fields') {
+    const names = (typed.unknown ?? []).join(', ');
+    out.push(`I could not find any: ${names} is not one ${options.system} has (names are compared exactly); check the spelling, or ask for the list of values.`);
+  }
   if (kind === 'count') {
     out.push(`${total} ${noun(total)} match.${lead.length === 0 ? ` (${describeQuery(entity, query)}.)` : ''}`);
   } else if (kind === 'compare') {

@@ -83,7 +83,8 @@ export interface SharedConversation {
 
 export interface HybridOptions<I extends string> {
   readonly agent: string;
-  readonly classify: (question: string) => Classification<I>;
+  /** The agent's reading of the question (its typed query or its rules), in its conversation. */
+  readonly classify: (question: string, contextId: string) => Classification<I> | Promise<Classification<I>>;
   /**
    * The rules workflow's answer, with its turn (to see whether it really answered, and whether it listed). In hybrid
    * mode it is given the router's classification of the question (by `classify`, the workflow's rules): pass it on to
@@ -136,7 +137,7 @@ export function hybridAnswerTurn<I extends string>(options: HybridOptions<I>): A
     }
   };
   return async (question, contextId, progress, signal) => {
-    const classification = options.classify(question);
+    const classification = await options.classify(question, contextId);
     let decision = routeDecision(question, classification, fullyExecuted);
     if (decision.route === 'fast' && continuations.has(classification.intent) && (await lastList(contextId)) === 'model') {
       decision = { route: 'model', reason: 'continues_model_list', words: [] };

@@ -256,9 +256,11 @@ function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): It
 /** The entity a question is about: the one it names, else the one its fields and values belong to. */
 function chooseEntity(domain: DomainDecl, items: readonly Item[]): { entity: EntityDecl; own: boolean } {
   const named = items.filter((it) => it.senses.some((s) => s.k === 'entity'));
+  // One vote per word and entity: a word that is a value of several fields of one entity is one word.
   const votes = new Map<string, number>();
   for (const it of items) {
-    for (const s of it.senses) if (s.k === 'field' || s.k === 'value' || s.k === 'phrase' || s.k === 'timeverb') votes.set(s.entity, (votes.get(s.entity) ?? 0) + 1);
+    const of = new Set(it.senses.flatMap((s) => (s.k === 'field' || s.k === 'value' || s.k === 'phrase' || s.k === 'timeverb' ? [s.entity] : [])));
+    for (const e of of) votes.set(e, (votes.get(e) ?? 0) + 1);
   }
   // A noun that is also a field of another entity ("clusters" in "which clusters have degraded apps").
   const plain = named.filter((it) => !it.senses.some((s) => s.k === 'field'));
@@ -272,13 +274,20 @@ function chooseEntity(domain: DomainDecl, items: readonly Item[]): { entity: Ent
     const ownerNamed = items.some((it) => it !== named[0] && it.senses.some((s) => s.k === 'entity' && s.entity === owner));
     const ownVotes = votes.get(ambivalent.entity) ?? 0;
     const ownerVotes = (votes.get(owner ?? '') ?? 0) - 1;
-    if (owner !== undefined && others.length > 0 && (ownerNamed || ownerVotes > ownVotes)) return { entity: entityOf(domain, owner), own: false };
+    // "projects named payments", "clusters like prod": the noun names what the question is about.
+    const at = items.indexOf(named[0] as Item);
+    const next = items.slice(at + 1).find((it) => !isG(it, 'filler'));
+    const namesIt = next !== undefined && (isG(next, 'named') || isG(next, 'like'));
+    if (owner !== undefined && others.length > 0 && !namesIt && (ownerNamed || ownerVotes > ownVotes)) return { entity: entityOf(domain, owner), own: false };
     return { entity: entityOf(domain, ambivalent.entity), own: true };
   }
+  // Else the entity most words belong to; on a tie, the one a word names an object of ("what version is prod-eu-1
+  // running": a cluster's name), then the domain's default.
+  const namesOf = (e: string): boolean => items.some((it) => it.senses.some((s) => s.k === 'value' && s.entity === e && s.field === entityOf(domain, e).nameField));
   let best = domain.defaultEntity;
-  let most = 0;
+  let most = votes.get(best) ?? 0;
   for (const [e, n] of votes) {
-    if (n > most || (n === most && e === domain.defaultEntity)) {
+    if (n > most || (n === most && e !== best && namesOf(e) && !namesOf(best))) {
       best = e;
       most = n;
     }
@@ -319,10 +328,12 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   const { entity, own: ownEntity } = chooseEntity(domain, items);
   const field = (name: string): FieldDecl | undefined => fieldOf(entity, name);
   // Keep the senses of the chosen entity (and the grammar's).
-  for (const it of items) {
+  for (const [i, it] of items.entries()) {
     const kept = it.senses.filter((s) => s.k === 'g' || s.k === 'action' || ('entity' in s && s.entity === entity.name));
-    // A word whose every sense belongs to another entity stays unread here.
-    it.senses = kept;
+    // A word whose every sense belongs to another entity stays unread here; one that is only another entity's value
+    // (a project with no application in it) is a word as written, for the constructions to read ("project default").
+    if (kept.length === 0 && it.corrected === undefined && it.senses.length > 0 && it.senses.every((s) => s.k === 'value')) items[i] = { kind: nameShaped(it.text) ? 'name' : 'unknown', text: it.text, senses: [], used: false };
+    else it.senses = kept;
   }
   for (const it of items) if (it.senses.some((s) => s.k === 'entity') && it.senses.some((s) => s.k === 'field')) it.senses = it.senses.filter((s) => s.k !== 'entity');
 
@@ -612,6 +623,7 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     }
   }
   // "which namespaces have out-of-sync apps": the groups that have any, counted.
+  let whichGroups = false;
   if (byFields.length === 0 && what === undefined) {
     for (let i = 0; i < items.length; i += 1) {
       const it = items[i];
@@ -622,6 +634,7 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
       if (!isG(items[k], 'which') || items.slice(i + 1).every((x) => !x.senses.some((s) => s.k === 'entity'))) continue;
       it.used = true;
       byFields.push(gf);
+      whichGroups = true;
       break;
     }
   }
@@ -744,15 +757,22 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     }
   }
   if (what === undefined && projected.length > 0) what = { kind: 'fields', fields: projected.slice(0, QUERY_LIMITS.maxFields) };
+  // "what repos can the fraud-prod project use": of one object, "which <field>" asks for that field, not its groups.
+  if (namesOne && whichGroups && what?.kind === 'breakdown' && what.by.every((f) => field(f)?.projection === true)) what = { kind: 'fields', fields: [...what.by, ...projected].slice(0, QUERY_LIMITS.maxFields) };
 
   const counted = items.some((it) => isG(it, 'count'));
   if (what === undefined && counted) what = { kind: 'count' };
   const explicitWhat = what !== undefined || items.some((it) => isG(it, 'list', 'which'));
   // "show device x", "ams1-sw-016?": one object by its name alone is asked for its details.
-  if (what === undefined && where?.op === 'eq' && where.field === entity.nameField && entity.details !== undefined && entity.details.length > 0) what = { kind: 'fields', fields: entity.details.slice(0, QUERY_LIMITS.maxFields) };
+  // "list projects named payments" asks for a list (of one, or none), not one object's details.
+  const plural = items.some((it) => senseOf(it, 'entity') !== undefined && it.text !== entity.singular && it.text.endsWith('s'));
+  if (what === undefined && !plural && where?.op === 'eq' && where.field === entity.nameField && entity.details !== undefined && entity.details.length > 0) what = { kind: 'fields', fields: entity.details.slice(0, QUERY_LIMITS.maxFields) };
   what ??= { kind: 'list' };
   for (const it of items) if (isG(it, 'count', 'list', 'which', 'filler', 'is')) it.used = true;
   for (const it of items) if (it.senses.some((s) => s.k === 'entity')) it.used = true;
+  // A field's word said again beside its condition ("the payments-api application set generates") adds nothing.
+  const conditioned = new Set(conditionsOf(where).map((c) => c.field));
+  for (const it of items) if (!it.used && it.senses.length > 0 && it.senses.every((x) => x.k === 'field' && conditioned.has(x.field))) it.used = true;
   // Connectives that joined nothing carry no meaning of their own; "not" and "or" do.
   for (const it of items) if (!it.used && isG(it, 'and')) it.used = true;
 

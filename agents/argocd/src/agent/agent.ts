@@ -1,7 +1,7 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
 import { CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, oneValue, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { conditionsOf, type Lexicon, type Query } from '@flotilla/query';
+import { conditionsOf, type EditMarks, type Lexicon, type Query, type Where } from '@flotilla/query';
 import { liveParser, typedAnswers, typedOf } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
@@ -9,7 +9,7 @@ import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
-export const CACHEABLE_INTENTS: readonly ArgoIntent[] = ['query', 'list_applications', 'application_details', 'search', 'attention', 'list_projects', 'list_applicationsets', 'list_clusters', 'help'];
+export const CACHEABLE_INTENTS: readonly ArgoIntent[] = ['query', 'list_applications', 'application_details', 'search', 'attention', 'help'];
 
 /** The shared workflow's options (an MCP client to the Argo CD MCP server, …) and the agent's clock. */
 export interface ArgoCdAgentOptions extends DomainAgentOptions<ArgoIntent, ArgoMemory> {
@@ -60,6 +60,12 @@ const asksReasoning = (question: string): boolean => reasoningWords(question).so
 const OWN_SUBJECT = /\b(apps?|applications?|deployments?|services|workloads?|projects?|clusters?|application ?sets?|appsets?)\b/;
 const SCOPE_ENTITIES = ['project', 'cluster', 'namespace', 'env', 'team', 'label', 'repo', 'name_contains', 'application', 'query'];
 const LIST_INTENTS: readonly (ArgoIntent | undefined)[] = ['list_applications', 'refine', 'attention', 'search'];
+
+/** Whether a where negates anything. */
+const hasNot = (w: Where | undefined): boolean => w !== undefined && (w.op === 'not' || ((w.op === 'and' || w.op === 'or') && w.of.some(hasNot)));
+
+/** The question points back at the answer before it ("of those", "what about", "only", a leading "and", no subject). */
+const editsOf = (marks: EditMarks): boolean => marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
 
 /** One answer of several parts: each numbered, the counts summed, the last part's follow-ups. */
 function combine(turns: readonly TurnResult<ArgoIntent>[]): TurnResult<ArgoIntent> {
@@ -132,7 +138,10 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
         return typedTurn<ArgoIntent>({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);
       }
       if (parsed.kind === 'empty' || parsed.query === undefined) return undefined;
-      const oldSure = old.intent !== 'unknown' && old.intent !== 'help' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
+      if (old.intent === 'help') return undefined;
+      // Clusters, projects and application sets are the typed reading's alone: it says what it did not apply.
+      if (parsed.query.entity !== ARGOCD_DOMAIN.defaultEntity && marks.ownEntity) return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), editsOf(marks));
+      const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
       const shape = parsed.query?.what.kind;
       const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || shape === 'fields';
       const editsTyped = lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
@@ -140,16 +149,28 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       // typed answer, which names the words it did not apply, is the one that does not mislead.
       const disagree = oldSure && (old.intent === 'list_applications' || old.intent === 'refine') && !sameFields(old, parsed.query) && parsed.unapplied.length <= 2;
       if (!typedAnswers(parsed) && !disagree) return undefined;
-      if (oldSure && !ownShape && !editsTyped && namesKnown(old, lexicon) && sameFields(old, parsed.query)) return undefined;
-      if (old.intent === 'help' || old.intent === 'next_page') return undefined;
+      // A negation is the typed reading's: the rules' "not" attaches to a word by its pattern, not by the sentence.
+      // A negation is the typed reading's (the rules' "not" attaches to a word by its pattern, not by the sentence),
+      // unless the question has several parts, which the rules answer one by one.
+      const negation = hasNot(parsed.query.where) && questionParts(question).length < 2;
+      if (oldSure && !ownShape && !editsTyped && !negation && namesKnown(old, lexicon) && sameFields(old, parsed.query)) return undefined;
+      // The entity was only guessed from a name ("anything named fraud-api": an application set's name, and part of
+      // applications'): the rules, sure of their reading (a search across kinds), keep it.
+      if (oldSure && !marks.ownEntity && parsed.query.entity !== ARGOCD_DOMAIN.defaultEntity) return undefined;
+      if (old.intent === 'next_page') return undefined;
     }
-    return typedTurn<ArgoIntent>(typedOf(parsed), marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
+    return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), editsOf(marks));
   }
   return {
     graph: workflow.graph,
+    /** The question as this agent reads it: its typed query when that is the one to answer, else the rules'. */
+    async classify(question: string, contextId: string): Promise<Classification<ArgoIntent>> {
+      return (await typedClassification(question, contextId)) ?? classifier.classify(question);
+    },
     /** `classification`: the whole question's, when the caller made it (hybrid mode's router): not made again. */
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<ArgoIntent>): Promise<TurnResult<ArgoIntent>> {
-      const typedReading = await typedClassification(question, contextId);
+      // Hybrid mode's router read the question already (this agent's `classify`): its typed reading is not made again.
+      const typedReading = classification === undefined ? await typedClassification(question, contextId) : classification.intent === 'query' || classification.intent === 'query_followup' ? classification : undefined;
       if (typedReading !== undefined) return workflow.ask(question, contextId, signal, typedReading);
       const parts = questionParts(question);
       if (parts.length < 2) return workflow.ask(question, contextId, signal, classification);

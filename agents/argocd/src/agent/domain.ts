@@ -51,9 +51,6 @@ const APPLIES: Readonly<Record<ArgoIntent, readonly FilterEntity[]>> = {
   refine: APP_FILTERS,
   search: [...APP_FILTERS, 'query'],
   attention: ['env', 'team', 'project', 'cluster', 'namespace', 'label', 'label_exists', 'repo', 'name_contains'],
-  list_projects: ['name_contains'],
-  list_applicationsets: ['project', 'name_contains'],
-  list_clusters: ['name_contains', 'connection', 'cluster'],
   // One application's own state answers "is it healthy?", "is it in sync?".
   application_details: ['sync', 'health', 'application'],
   // Continuations and help apply nothing new; what they were asked is in their own answer.
@@ -343,8 +340,6 @@ function diagnosis(results: readonly ToolResult[], wantsLogs: boolean): string[]
 /** Entities the intent did not apply, as the answer states them. */
 function unappliedFilters(c: Classification<ArgoIntent>): string[] {
   const applies = new Set<string>(APPLIES[c.intent]);
-  // The cluster list filters by one name only: a URL or several names are not applied there.
-  if (c.intent === 'list_clusters' && c.entities.cluster !== undefined && (typeof c.entities.cluster !== 'string' || c.entities.cluster.includes('://'))) applies.delete('cluster');
   const out: string[] = [];
   for (const name of FILTER_ENTITIES) {
     const value = c.entities[name];
@@ -369,11 +364,10 @@ function accountingNote(c: Classification<ArgoIntent> | undefined): string {
 }
 
 /** A list question with nothing understood to filter by but words left over: ask rather than list everything. */
-const LIST_INTENTS: readonly ArgoIntent[] = ['list_applications', 'refine', 'search', 'list_projects', 'list_clusters', 'list_applicationsets'];
+const LIST_INTENTS: readonly ArgoIntent[] = ['list_applications', 'refine', 'search'];
 
 function nothingUnderstood(c: Classification<ArgoIntent>, args: Args): boolean {
-  // Projects, clusters and application sets are short lists: shown whole, with the note of what was not understood.
-  return LIST_INTENTS.includes(c.intent) && !['list_projects', 'list_clusters', 'list_applicationsets'].includes(c.intent) && (c.unused ?? []).length > 0 && Object.keys(args).length === 0 && c.entities.count === undefined && c.entities.group_by === undefined;
+  return LIST_INTENTS.includes(c.intent) && (c.unused ?? []).length > 0 && Object.keys(args).length === 0 && c.entities.count === undefined && c.entities.group_by === undefined;
 }
 
 export interface ArgoCdDomainOptions {
@@ -410,16 +404,6 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
           // "find payments in prod": a search cannot filter; the application list can, by name.
           if (Object.keys(filters).length > 0 && query !== undefined) return [page('list_applications', { ...filters, name_contains: query })];
           return [page('search_argocd_resources', { query, ...(e.apps_only === undefined ? {} : { resource_types: ['application'] }) })];
-        }
-        case 'list_projects':
-          return [page('list_projects', filters.name_contains === undefined ? {} : { name_contains: filters.name_contains })];
-        case 'list_applicationsets':
-          return [page('list_applicationsets', Object.fromEntries(Object.entries(filters).filter(([k]) => k === 'project' || k === 'name_contains')))];
-        case 'list_clusters': {
-          const connection = oneValue(e.connection);
-          const cluster = oneValue(e.cluster);
-          const name = filters.name_contains ?? (cluster !== undefined && !cluster.includes('://') ? cluster : undefined);
-          return [page('list_clusters', { ...(name === undefined ? {} : { name_contains: name }), ...(connection === undefined ? {} : { connection_status: connection }) })];
         }
         case 'next_page': {
           if (memory === undefined) return [];
@@ -518,12 +502,6 @@ function respondTo(
       if (call?.tool === 'list_applications') return listAnswer('list_applications', withoutPaging(call.args), results, { ...view, what: 'applications' });
       return listAnswer('search_argocd_resources', withoutPaging(call?.args), results, { ...view, what: 'matches' });
     }
-    case 'list_projects':
-      return listAnswer('list_projects', withoutPaging(results[0]?.call.args), results, { ...view, what: 'projects' });
-    case 'list_applicationsets':
-      return listAnswer('list_applicationsets', withoutPaging(results[0]?.call.args), results, { ...view, what: 'application sets' });
-    case 'list_clusters':
-      return listAnswer('list_clusters', withoutPaging(results[0]?.call.args), results, { ...view, what: 'clusters' });
     case 'application_details':
       return detailsAnswer(results, oneValue(c.entities.diagnose) === 'logs');
     case 'attention': {

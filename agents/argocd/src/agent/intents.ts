@@ -7,9 +7,6 @@ export const ARGOCD_INTENTS = [
   'application_details',
   'search',
   'attention',
-  'list_projects',
-  'list_applicationsets',
-  'list_clusters',
   'next_page',
   'refine',
   /** A typed query (see typed.ts): a standalone question, or one that edits the conversation's last query. */
@@ -570,31 +567,6 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
       { pattern: /\b(problems?|issues?|trouble)\b.*\b(argo|apps?|applications?|deployments?)\b/, weight: 0.86 },
     ],
     unless: [/\bwith [a-z0-9]+-[a-z0-9-]+/, /\b(failed|failing) (to )?(sync|deploy)/, /\bsyncs? (that )?(have |has )?failed\b/],
-  },
-  {
-    intent: 'list_applicationsets',
-    complexity: 'simple',
-    patterns: [{ pattern: NOT_APPSETS, weight: 0.9 }],
-  },
-  {
-    intent: 'list_projects',
-    complexity: 'simple',
-    patterns: [
-      { pattern: new RegExp(`${LISTY}.*\\bprojects\\b`), weight: 0.9 },
-      { pattern: /^projects\b/, weight: 0.9 },
-    ],
-    unless: [new RegExp(APPS), /\b(?:per|by|each) project\b/],
-  },
-  {
-    intent: 'list_clusters',
-    complexity: 'simple',
-    patterns: [
-      { pattern: new RegExp(`${LISTY}.*\\bclusters\\b`), weight: 0.9 },
-      { pattern: /^clusters\b/, weight: 0.9 },
-      { pattern: /\bclusters?\b.*\b(connected|registered|do we (have|deploy|use)|are there|failing to connect)\b/, weight: 0.88 },
-      { pattern: /\bwhere do we deploy\b/, weight: 0.85 },
-    ],
-    unless: [new RegExp(APPS), /\bon cluster\b/, /\b(?:per|by|each) cluster\b/],
   },
   {
     intent: 'search',

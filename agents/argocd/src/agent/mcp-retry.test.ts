@@ -74,7 +74,7 @@ describe('Argo CD agent whose MCP server is not up yet', () => {
       // The MCP server restarts. Meanwhile a question is answered that the tool could not be reached; its transport
       // keeps no session, so the agent's next calls reach the new process (a question not answered before: no cache).
       await mcp.close();
-      expect(await ask(agent.url, 'list projects')).toContain('the list_projects tool could not be reached. Check that the MCP server is running; then ask again.');
+      expect(await ask(agent.url, 'list projects')).toContain('the query tool could not be reached. Check that the MCP server is running; then ask again.');
       mcp = await startMcp(port);
       const after = await ask(agent.url, 'list projects');
       expect(after).toContain('"cached":false');

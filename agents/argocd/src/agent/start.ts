@@ -33,8 +33,8 @@ export const ARGOCD_AGENT_CARD: AgentDescription = {
     {
       id: 'argocd-inventory',
       name: 'Argo CD inventory',
-      description: 'Projects, application sets and clusters; what needs attention.',
-      tags: ['argocd', 'projects', 'applicationsets', 'clusters'],
+      description: 'Projects, application sets and clusters: filtered, counted, broken down, or one of them in detail; what needs attention.',
+      tags: [...new Set(['argocd', 'projects', 'applicationsets', 'clusters', ...domainWords(ARGOCD_DOMAIN, ['clusters', 'projects', 'applicationsets'])])],
       examples: ['list clusters', 'list projects', 'application sets', 'what needs attention?'],
     },
   ],
@@ -48,9 +48,6 @@ const SKILL_OF_INTENT: Readonly<Record<ArgoIntent, string>> = {
   refine: 'argocd-applications',
   search: 'argocd-search',
   attention: 'argocd-inventory',
-  list_projects: 'argocd-inventory',
-  list_applicationsets: 'argocd-inventory',
-  list_clusters: 'argocd-inventory',
   query: 'argocd-applications',
   query_followup: 'argocd-applications',
   help: 'none',
@@ -62,6 +59,11 @@ export const ARGOCD_AGENT = defineDomainAgent({
   mcp: ARGOCD_MCP,
   card: ARGOCD_AGENT_CARD,
   skillOf: SKILL_OF_INTENT,
+  // A typed query is an inventory question when it is about clusters, projects or application sets.
+  skillOfTurn: (turn) => {
+    const entity = (turn.data?.query as { entity?: unknown } | undefined)?.entity;
+    return typeof entity === 'string' && entity !== ARGOCD_DOMAIN.defaultEntity ? 'argocd-inventory' : undefined;
+  },
   port: 8092,
   prompt: ARGOCD_PROMPT,
   help: { url: 'Argo CD API, for in-process tools', token: 'Argo CD token, for in-process tools', local: 'Also start the Argo CD simulator (819 applications) and use it' },

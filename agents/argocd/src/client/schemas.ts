@@ -17,6 +17,12 @@ export const ObjectMeta = z.looseObject({
   labels: StringMap.nullish(),
   annotations: StringMap.nullish(),
   creationTimestamp: z.string().optional(),
+  // Who owns the object: an ApplicationSet owns the applications it generates (at most 10 kept).
+  ownerReferences: z
+    .array(z.looseObject({ kind: z.string().optional(), name: z.string().optional() }))
+    .nullish()
+    .transform((a) => a?.slice(0, 10))
+    .optional(),
 });
 
 export const AppSource = z.looseObject({

@@ -2,10 +2,10 @@ import { FlotillaError } from '@flotilla/core';
 import { checkQueryFields, conjuncts, cutText as cut, LIST_VALUES_LIMITS, listValuesFilters, queryOutcome, QUERY_OUTPUT, QUERY_OUTPUT_LIMITS, valueFields, valueOut, VALUE_ITEM, type BoundedTools, type JsonObject, type ToolPayload } from '@flotilla/bounded-tools';
 import { conditionsOf, querySchema, QueryRun, type Accessors, type Query, type Where } from '@flotilla/query';
 import type { ArgoCdClient } from '../client/argocd-client.js';
-import type { Application, Cluster } from '../client/schemas.js';
+import type { Application, ApplicationSet, Cluster, Project } from '../client/schemas.js';
 import { ARGOCD_DOMAIN, ARGOCD_QUERY_ENTITIES } from '../query/declare.js';
 import type { ClusterDirectory, ClusterNames } from './clusters.js';
-import { connectionOf, healthOf, labelPairs, sourcesOf, syncOf } from './views.js';
+import { applicationSetProject, connectionOf, generatorTypes, healthOf, labelPairs, sourcesOf, syncOf } from './views.js';
 
 /**
  * `query`: one typed query over Argo CD (applications or clusters), planned here: project and label conditions at the
@@ -25,7 +25,21 @@ const ONE_APPLICATION_ONLY = new Set(['history', 'conditions', 'sync_revision', 
 /** Label fields: pushed to Argo CD as a label selector. */
 const LABEL_FIELDS: Readonly<Record<string, string>> = { env: 'env', team: 'team', region: 'region', tier: 'tier' };
 
-function applicationAccessors(clusters: ClusterNames): Accessors<Application> {
+/**
+ * Which ApplicationSets generated each application, from the sets' own `status.resources` (the application list
+ * cannot be projected to `metadata.ownerReferences`: Argo CD's list whitelist leaves it out).
+ */
+export type GeneratedBy = ReadonlyMap<string, readonly string[]>;
+
+async function generatedBy(client: ArgoCdClient, signal: AbortSignal): Promise<GeneratedBy> {
+  const out = new Map<string, string[]>();
+  for (const set of await client.listApplicationSets({}, signal)) {
+    for (const r of set.status?.resources ?? []) if (typeof r.name === 'string') (out.get(r.name) ?? out.set(r.name, []).get(r.name))?.push(set.metadata.name);
+  }
+  return out;
+}
+
+function applicationAccessors(clusters: ClusterNames, sets: GeneratedBy = new Map()): Accessors<Application> {
   const labels = (app: Application) => app.metadata.labels ?? {};
   return {
     name: (a) => a.metadata.name,
@@ -38,6 +52,7 @@ function applicationAccessors(clusters: ClusterNames): Accessors<Application> {
       return [...new Set([name, d?.name, d?.server, identity?.server, identity?.name].filter((x): x is string => typeof x === 'string' && x !== ''))];
     },
     namespace: (a) => a.spec?.destination?.namespace,
+    appset: (a) => [...new Set([...(sets.get(a.metadata.name) ?? []), ...(a.metadata.ownerReferences ?? []).filter((o) => o.kind === 'ApplicationSet').map((o) => o.name ?? '')])],
     app_namespace: (a) => a.metadata.namespace,
     health: (a) => healthOf(a),
     sync: (a) => syncOf(a),
@@ -76,6 +91,42 @@ const CLUSTER_ACCESSORS: Accessors<Cluster> = {
   connection: (c) => connectionOf(c),
   version: (c) => c.serverVersion ?? c.info?.serverVersion,
   message: (c) => c.connectionState?.message ?? c.info?.connectionState?.message,
+};
+
+/** A project's destinations as `cluster/namespace` (`*` where any is allowed); a cluster is its name or URL, resolved to the name. */
+function projectAccessors(clusters: ClusterNames, all: readonly string[]): Accessors<Project> {
+  const dests = (p: Project) => p.spec?.destinations ?? [];
+  const clusterOf = (d: { name?: string | undefined; server?: string | undefined }): string => (d.name !== undefined && d.name !== '' ? d.name : d.server === '*' ? '*' : clusters.nameOf(d));
+  // A destination of any cluster ('*') allows every one: "projects that can deploy to x" includes it.
+  const clustersOf = (p: Project): string[] => {
+    const named = [...new Set(dests(p).map(clusterOf))];
+    return named.includes('*') ? [...new Set([...named, ...all])] : named;
+  };
+  return {
+    name: (p) => p.metadata.name,
+    description: (p) => p.spec?.description,
+    repos: (p) => p.spec?.sourceRepos ?? [],
+    destinations: (p) => dests(p).map((d) => `${clusterOf(d)}/${d.namespace ?? '*'}`),
+    cluster: clustersOf,
+    namespace: (p) => [...new Set(dests(p).map((d) => d.namespace ?? '*'))],
+    roles: (p) => (p.spec?.roles ?? []).map((r) => r.name ?? '?'),
+  };
+}
+
+/** Every cluster's name, for destinations that allow any ('*'). */
+const clusterNames = async (client: ArgoCdClient, signal: AbortSignal): Promise<string[]> => (await client.listClusters(signal)).map((c) => c.name ?? c.server);
+
+/** The errors an ApplicationSet reports: its conditions of an error type that hold. */
+const appSetErrors = (set: ApplicationSet): string[] => (set.status?.conditions ?? []).filter((c) => c.status === 'True' && /error/i.test(c.type ?? '')).map((c) => cut(c.message ?? c.type ?? '') ?? '');
+
+const APPSET_ACCESSORS: Accessors<ApplicationSet> = {
+  name: (s) => s.metadata.name,
+  project: (s) => applicationSetProject(s),
+  generators: (s) => generatorTypes(s),
+  applications: (s) => (s.status?.resources ?? []).length,
+  repo: (s) => s.spec?.template?.spec?.source?.repoURL,
+  team: (s) => s.metadata.labels?.team,
+  errors: (s) => appSetErrors(s),
 };
 
 /** What one application's asked-for fields read as. */
@@ -133,7 +184,8 @@ function pushdown(where: Where | undefined): { projects?: string[]; selector?: s
 
 async function runApplications(query: Query, client: ArgoCdClient, directory: ClusterDirectory, signal: AbortSignal): Promise<ToolPayload> {
   const clusters = await directory.names(signal);
-  const acc = applicationAccessors(clusters);
+  const asked = new Set([...conditionsOf(query.where).map((c) => c.field), ...(query.what.kind === 'breakdown' ? query.what.by : query.what.kind === 'top' ? [query.what.by] : query.what.kind === 'fields' ? query.what.fields : [])]);
+  const acc = applicationAccessors(clusters, asked.has('appset') ? await generatedBy(client, signal) : new Map());
   // Grouped, sorted and shown, a cluster is its name alone (it matches by name or URL).
   const byName: Partial<Accessors<Application>> = { cluster: (a) => clusters.nameOf(a.spec?.destination) };
   const notes: string[] = [];
@@ -163,23 +215,59 @@ async function runApplications(query: Query, client: ArgoCdClient, directory: Cl
   return outcomeOf(query, run, acc, notes, byName);
 }
 
-function outcomeOf<T extends Application | Cluster>(query: Query, run: QueryRun<T>, acc: Accessors<T>, notes: string[], shown: Partial<Accessors<T>> = {}): ToolPayload {
+function outcomeOf<T extends Application | Cluster | Project | ApplicationSet>(query: Query, run: QueryRun<T>, acc: Accessors<T>, notes: string[], shown: Partial<Accessors<T>> = {}): ToolPayload {
   return queryOutcome(query, run, {
     domain: ARGOCD_DOMAIN,
     accessors: acc,
     shown,
     notes,
-    project: (item, fields) => (query.entity === 'clusters' ? projectCluster(item as Cluster, fields) : projectApplication(item as Application, fields, acc as Accessors<Application>)),
+    project: (item, fields) => (query.entity === 'applications' ? projectApplication(item as Application, fields, acc as Accessors<Application>) : projectPlain(item, fields, acc)),
   });
 }
 
-function projectCluster(cluster: Cluster, fields: readonly string[]): JsonObject {
-  const out: JsonObject = { name: cluster.name ?? cluster.server ?? '' };
-  for (const f of fields) {
-    const v = CLUSTER_ACCESSORS[f]?.(cluster);
-    out[f] = valueOut(v, false);
-  }
+/** An object's asked-for fields, as its accessors read them (clusters, projects, application sets). */
+function projectPlain<T>(item: T, fields: readonly string[], acc: Accessors<T>): JsonObject {
+  const name = acc.name?.(item);
+  const out: JsonObject = { name: typeof name === 'string' ? name : '' };
+  for (const f of fields) out[f] = valueOut(acc[f]?.(item), false);
   return out;
+}
+
+/** The team label, at the top of the where, as the ApplicationSet list's own label selector. */
+function appSetSelector(where: Where | undefined): string | undefined {
+  const parts: string[] = [];
+  for (const part of conjuncts(where)) {
+    const negated = part.op === 'not' ? part.of : undefined;
+    const c = negated ?? part;
+    if ((c.op !== 'eq' && c.op !== 'in') || c.field !== 'team') continue;
+    const values = (c.op === 'eq' ? [c.value] : c.values).map(String);
+    if (!values.every((v) => /^[a-z0-9]([\w.-]*[a-z0-9])?$/i.test(v) && v.length <= 63)) continue;
+    parts.push(negated === undefined ? (values.length === 1 ? `team=${values[0]}` : `team in (${values.join(',')})`) : `team notin (${values.join(',')})`);
+  }
+  return parts.length === 0 ? undefined : parts.join(',');
+}
+
+async function runOthers(query: Query, client: ArgoCdClient, directory: ClusterDirectory, signal: AbortSignal): Promise<ToolPayload> {
+  switch (query.entity) {
+    case 'clusters': {
+      const run = new QueryRun(query, CLUSTER_ACCESSORS);
+      for (const c of await client.listClusters(signal)) run.add(c);
+      return outcomeOf(query, run, CLUSTER_ACCESSORS, []);
+    }
+    case 'projects': {
+      const clusters = await directory.names(signal);
+      const acc = projectAccessors(clusters, await clusterNames(client, signal));
+      const notes = clusters.degraded === undefined ? [] : [`Cluster names: ${clusters.degraded}.`];
+      const run = new QueryRun(query, acc);
+      for (const p of await client.listProjects(signal)) run.add(p);
+      return outcomeOf(query, run, acc, notes);
+    }
+    default: {
+      const run = new QueryRun(query, APPSET_ACCESSORS);
+      for (const set of await client.listApplicationSets({ selector: appSetSelector(query.where) }, signal)) run.add(set);
+      return outcomeOf(query, run, APPSET_ACCESSORS, []);
+    }
+  }
 }
 
 export function registerQueryTool(kit: BoundedTools, client: ArgoCdClient, directory: ClusterDirectory): void {
@@ -187,7 +275,7 @@ export function registerQueryTool(kit: BoundedTools, client: ArgoCdClient, direc
     name: 'query',
     title: 'Query Argo CD',
     description:
-      'One typed query over Argo CD applications or clusters: where (and/or/not over eq, in, contains, exists, before/after, less/more on fields), ' +
+      'One typed query over Argo CD applications, clusters, projects or application sets: where (and/or/not over eq, in, contains, exists, before/after, less/more on fields), ' +
       'what (count; list with limit/offset; breakdown by 1-2 fields; top N groups; compare two groups; named fields of one object such as image, ' +
       'revision, history, conditions). Counts and groups are exact over every matching item. Prefer one query to paging through lists.',
     input: QueryInput,
@@ -195,13 +283,7 @@ export function registerQueryTool(kit: BoundedTools, client: ArgoCdClient, direc
     run: async (args, ctx) => {
       const query = args as Query;
       checkQueryFields(ARGOCD_DOMAIN, query, 'Argo CD');
-      return query.entity === 'clusters'
-          ? await (async () => {
-              const run = new QueryRun(query, CLUSTER_ACCESSORS);
-              for (const c of await client.listClusters(ctx.signal)) run.add(c);
-              return outcomeOf(query, run, CLUSTER_ACCESSORS, []);
-            })()
-          : await runApplications(query, client, directory, ctx.signal);
+      return query.entity === 'applications' ? await runApplications(query, client, directory, ctx.signal) : await runOthers(query, client, directory, ctx.signal);
     },
   });
 }
@@ -227,8 +309,13 @@ export function registerValuesTool(kit: BoundedTools, client: ArgoCdClient, dire
       };
       if (filters.entity === 'clusters') {
         for (const c of await client.listClusters(ctx.signal)) for (const f of fields) take(f, CLUSTER_ACCESSORS[f]?.(c));
+      } else if (filters.entity === 'projects') {
+        const acc = projectAccessors(await directory.names(ctx.signal), await clusterNames(client, ctx.signal));
+        for (const p of await client.listProjects(ctx.signal)) for (const f of fields) take(f, acc[f]?.(p));
+      } else if (filters.entity === 'applicationsets') {
+        for (const set of await client.listApplicationSets({}, ctx.signal)) for (const f of fields) take(f, APPSET_ACCESSORS[f]?.(set));
       } else {
-        const acc = applicationAccessors(await directory.names(ctx.signal));
+        const acc = applicationAccessors(await directory.names(ctx.signal), fields.includes('appset') ? await generatedBy(client, ctx.signal) : new Map());
         for (const a of await client.listApplications({}, ctx.signal)) for (const f of fields) take(f, acc[f]?.(a));
       }
       return fields.flatMap((field) => [...(seen.get(field) ?? [])].sort().map((value) => ({ field, value })));

@@ -124,12 +124,17 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     // The rules keep the questions they read completely, on the same fields and names, in a shape they have.
     // A device's interfaces are the typed query's: a count is counted, and a list of up to 50 is shown whole.
     if (old.intent !== 'device_interfaces' && oldSure && !ownShape && !(lastTyped && follows) && !negated && namesKnown && sameFields(old, parsed.query)) return undefined;
-    return turn(typedOf(parsed), lastTyped && follows);
+    return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
   }
   return {
     graph: workflow.graph,
+    /** The question as this agent reads it (hybrid mode's router): its typed query when that is the one to answer, else the rules'. */
+    async classify(question: string, contextId: string): Promise<Classification<NetBoxIntent>> {
+      return (await typedClassification(question, contextId)) ?? classifier.classify(question);
+    },
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<NetBoxIntent>): Promise<TurnResult<NetBoxIntent>> {
-      const reading = await typedClassification(question, contextId);
+      // Given by hybrid mode's router (this agent's `classify`): the typed reading was made there.
+      const reading = classification === undefined ? await typedClassification(question, contextId) : undefined;
       return workflow.ask(question, contextId, signal, reading ?? classification);
     },
   };
