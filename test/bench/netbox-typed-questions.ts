@@ -2,15 +2,16 @@
  * Generated NetBox questions (issue 31): queries sampled from a model of the problem (devices filtered on site,
  * region, role, status, manufacturer, tenant and platform, negated or OR-ed; counts and lists; breakdowns by one or
  * two fields; rankings; comparisons of two sites; named fields of one device; a device's interfaces by admin state,
- * cabling and type; requests to act), with values from the simulator's estate, each rendered through one of several
+ * cabling and type; requests to act; VLANs, prefixes, cables and racks by site, status, role, type and VLAN ID),
+ * with values from the simulator's estate, each rendered through one of several
  * independent phrasings (templates, synonyms, word orders, names or slugs, typos in words and in names). Each expected
  * answer is computed here, straight from the raw estate, by the simple readings below: never by the agent's planner.
  * `pnpm test` asks a few hundred (test/typed-answers.test.ts); `pnpm bench -- --suites answers` asks 3,000.
  */
-import { createRng, type NetBoxDevice, type NetBoxInterface } from '@flotilla/simulators';
+import { createRng, type NetBoxCable, type NetBoxDevice, type NetBoxInterface, type Rng } from '@flotilla/simulators';
 import { count, deviceList, facts, names, type Estates, type Expectation } from './answer-questions.js';
 
-export const NETBOX_CONSTRUCTIONS = ['filter_count', 'filter_list', 'breakdown', 'top', 'compare', 'fields', 'interfaces', 'action'] as const;
+export const NETBOX_CONSTRUCTIONS = ['filter_count', 'filter_list', 'breakdown', 'top', 'compare', 'fields', 'interfaces', 'action', 'ipam_cabling'] as const;
 export type NetBoxConstruction = (typeof NETBOX_CONSTRUCTIONS)[number];
 
 export interface NetBoxTypedQuestion {
@@ -296,6 +297,10 @@ export function netboxTypedQuestions(d: Estates, n: number, seed = 31): NetBoxTy
         out.push({ construction, ask, expect: counted ? ifaceCount(matching) : names(matching.map((i) => i.name), new Set(own.map((i) => i.name.toLowerCase()))) });
         break;
       }
+      case 'ipam_cabling': {
+        out.push(ipamQuestion(d, rng));
+        break;
+      }
       case 'action': {
         const x = rng.pick(d.devices).name;
         const verb = rng.pick(Object.keys(VERBS));
@@ -306,4 +311,96 @@ export function netboxTypedQuestions(d: Estates, n: number, seed = 31): NetBoxTy
     }
   }
   return out;
+}
+
+/** Cable types people group as fibre and as copper (NetBox's type slugs). */
+const FIBRE = new Set(['mmf', 'mmf-om1', 'mmf-om2', 'mmf-om3', 'mmf-om4', 'mmf-om5', 'smf', 'smf-os1', 'smf-os2', 'aoc']);
+const COPPER = new Set(['cat3', 'cat5', 'cat5e', 'cat6', 'cat6a', 'cat7', 'cat7a', 'cat8', 'dac-active', 'dac-passive']);
+
+/**
+ * One question about VLANs, prefixes, cables or racks. Expected answers read the raw estate: a cable is at a site,
+ * and of a device, when either end is; "fibre" and "copper" are the type families above; a VLAN is named by its ID.
+ */
+function ipamQuestion(d: Estates, rng: Rng): NetBoxTypedQuestion {
+  const construction = 'ipam_cabling' as const;
+  const sites = [...new Set(d.sites.map((s) => s.slug))];
+  const spell = (w: string): string => (rng.next() < 0.15 ? swapped(w) : rng.next() < 0.3 ? w.toUpperCase() : w);
+  const at = (site: string): string => rng.pick([`at ${spell(site)}`, `in ${spell(site)}`, `in site ${spell(site)}`]);
+  const counted = rng.next() < 0.45;
+  const lead = (noun: string): string => (counted ? rng.pick([`how many ${noun}`, `number of ${noun}`, `count the ${noun}`]) : rng.pick([`list the ${noun}`, `show ${noun}`, `which ${noun}`, noun]));
+  const endDevices = (c: NetBoxCable): string[] => [...c.a_terminations, ...c.b_terminations].map((t) => t.object.device.name);
+  const siteOfDevice = new Map(d.devices.map((x) => [x.name, x.site.slug]));
+  switch (rng.int(0, 7)) {
+    case 0: {
+      // VLANs of a site, perhaps by status.
+      const site = rng.pick(sites);
+      const st = rng.next() < 0.4 ? rng.pick(['active', 'reserved', 'deprecated']) : undefined;
+      const set = d.vlans.filter((v) => v.site?.slug === site && (st === undefined || v.status.value === st));
+      const ask = squash(`${lead(`${st ?? ''} ${rng.pick(['vlans', 'VLANs'])}`)} ${at(site)}`);
+      return { construction, ask, expect: counted ? count(set) : names(set.map((v) => v.name), d.names.vlans) };
+    }
+    case 1: {
+      // VLANs by ID ("vlan 120"), perhaps at a site.
+      const vid = rng.pick([...new Set(d.vlans.map((v) => v.vid))]);
+      const site = rng.next() < 0.5 ? rng.pick(sites) : undefined;
+      const set = d.vlans.filter((v) => v.vid === vid && (site === undefined || v.site?.slug === site));
+      const ask = squash(`${counted ? 'how many sites have' : rng.pick(['show', 'list', ''])} vlan ${vid} ${site === undefined ? '' : at(site)}`);
+      return { construction, ask, expect: counted ? count(set) : names(set.map((v) => v.name), d.names.vlans) };
+    }
+    case 2: {
+      // Prefixes of a site, perhaps by status or IPAM role.
+      const site = rng.pick(sites);
+      const pick = rng.int(0, 2);
+      const st = pick === 1 ? rng.pick(['active', 'reserved', 'deprecated', 'container']) : undefined;
+      const role = pick === 2 ? rng.pick([...new Set(d.prefixes.flatMap((p) => (p.role === null ? [] : [p.role.slug])))]) : undefined;
+      const set = d.prefixes.filter((p) => p.site?.slug === site && (st === undefined || p.status.value === st) && (role === undefined || p.role?.slug === role));
+      const noun = rng.pick(['prefixes', 'subnets']);
+      const ask = squash(`${lead(`${st ?? ''} ${role ?? ''} ${noun}`)} ${at(site)}`);
+      return { construction, ask, expect: counted ? count(set) : names(set.map((p) => p.prefix), d.names.prefixes) };
+    }
+    case 3: {
+      // Prefixes by status across sites, or a breakdown by status.
+      if (rng.next() < 0.5) {
+        const groups = new Map<string, number>();
+        for (const p of d.prefixes) groups.set(p.status.value, (groups.get(p.status.value) ?? 0) + 1);
+        const [top] = [...groups].sort((a, b) => b[1] - a[1]);
+        return { construction, ask: rng.pick(['prefixes by status', 'how many prefixes per status', 'prefix status breakdown']), expect: facts(`${d.prefixes.length} prefixes`, `| ${top?.[0] ?? ''} | ${top?.[1] ?? 0} |`) };
+      }
+      const st = rng.pick(['reserved', 'deprecated', 'container']);
+      const set = d.prefixes.filter((p) => p.status.value === st);
+      return { construction, ask: squash(lead(`${st} prefixes`)), expect: counted ? count(set) : names(set.map((p) => p.prefix), d.names.prefixes) };
+    }
+    case 4: {
+      // Cables at a site, perhaps by status or type family: counted.
+      const site = rng.pick(sites);
+      const pick = rng.int(0, 2);
+      const st = pick === 1 ? rng.pick(['connected', 'planned', 'decommissioning']) : undefined;
+      const family = pick === 2 ? rng.pick(['fibre', 'fiber', 'copper']) : undefined;
+      const types = family === undefined ? undefined : family === 'copper' ? COPPER : FIBRE;
+      const set = d.cables.filter((c) => endDevices(c).some((x) => siteOfDevice.get(x) === site) && (st === undefined || c.status.value === st) && (types === undefined || types.has(c.type)));
+      const ask = squash(`${rng.pick(['how many', 'number of', 'count the'])} ${st ?? ''} ${family ?? ''} cables ${at(site)}`);
+      return { construction, ask, expect: count(set) };
+    }
+    case 5: {
+      // Cables of one device: counted.
+      const x = rng.pick(d.devices.filter((dev) => d.cables.some((c) => endDevices(c).includes(dev.name))));
+      const set = d.cables.filter((c) => endDevices(c).includes(x.name));
+      const ask = rng.pick([`how many cables does ${x.name} have?`, `number of cables on ${x.name}`, `count the cables of device ${x.name}`]);
+      return { construction, ask, expect: count(set) };
+    }
+    case 6: {
+      // Racks of a site.
+      const site = rng.pick(sites);
+      const set = d.racks.filter((r) => r.site.slug === site);
+      const ask = squash(`${lead(rng.pick(['racks', 'cabinets']))} ${at(site)}`);
+      return { construction, ask, expect: counted ? count(set) : names(set.map((r) => r.name), d.names.racks) };
+    }
+    default: {
+      // What is in one rack: its devices.
+      const rack = rng.pick(d.racks.filter((r) => d.devices.some((x) => x.rack?.name === r.name)));
+      const set = d.devices.filter((x) => x.rack?.name === rack.name);
+      const ask = rng.pick([`what's in rack ${rack.name}`, `devices in rack ${rack.name}`, `which devices are in rack ${rack.name}?`, `how many devices are in rack ${rack.name}?`]);
+      return { construction, ask, expect: ask.startsWith('how many') ? count(set) : deviceList(d, set) };
+    }
+  }
 }

@@ -152,6 +152,7 @@ export {
   parseMemo,
   planTyped,
   typedTurn,
+  typedForRouting,
   respondTyped,
   typedAnswers,
   typedOf,

@@ -182,6 +182,18 @@ export function typedTurn<I extends string>(typed: TypedQuestion, followup: bool
   };
 }
 
+/**
+ * A typed reading as hybrid mode's router sees it: the words it did not apply are unused words, so a question read
+ * only in part goes to the model (the typed answer would only say what it ignored).
+ */
+export function typedForRouting<I extends string>(c: Classification<I>): Classification<I> {
+  const raw = c.entities.typed_query;
+  if (typeof raw !== 'string') return c;
+  const typed = JSON.parse(raw) as Partial<TypedQuestion>;
+  const unapplied = [...(typed.unapplied ?? []), ...(typed.notRead ?? [])];
+  return unapplied.length === 0 ? c : { ...c, unused: unapplied };
+}
+
 /** Whether the typed path answers a parse: an action, or a query with every word applied. */
 export function typedAnswers(parsed: Parsed): boolean {
   if (parsed.kind === 'action') return true;

@@ -66,6 +66,8 @@ export interface EntityDecl {
   readonly nameField: string;
   /** Fields shown in a list row. */
   readonly rowFields?: readonly string[];
+  /** The number field a number right after the entity's noun means ("vlan 12": its VLAN ID). */
+  readonly numberField?: string;
   /** Fields shown of one object asked for by its name alone ("show device x"): its details, not a row. */
   readonly details?: readonly string[];
 }

@@ -268,17 +268,24 @@ function chooseEntity(domain: DomainDecl, items: readonly Item[]): { entity: Ent
   if (first !== undefined) return { entity: entityOf(domain, first.entity), own: true };
   const ambivalent = senseOf(named[0], 'entity');
   if (ambivalent !== undefined) {
-    const owner = senseOf(named[0], 'field')?.entity;
+    // The owner: the entity the noun is a field of, preferring one another noun names ("which site has vlan 120").
+    const fieldOwners = (named[0]?.senses ?? []).flatMap((x) => (x.k === 'field' ? [x.entity] : []));
+    const namedEntities = new Set(items.filter((it) => it !== named[0]).flatMap((it) => it.senses.flatMap((x) => (x.k === 'entity' ? [x.entity] : []))));
+    const owner = fieldOwners.find((e) => namedEntities.has(e)) ?? fieldOwners[0];
     const others = items.filter((it) => it !== named[0] && it.senses.some((s) => (s.k === 'value' || s.k === 'phrase' || s.k === 'field' || s.k === 'timeverb') && s.entity === owner));
     // "which clusters have degraded apps": the owner's own noun is there, or only the owner reads the other words.
     const ownerNamed = items.some((it) => it !== named[0] && it.senses.some((s) => s.k === 'entity' && s.entity === owner));
     const ownVotes = votes.get(ambivalent.entity) ?? 0;
     const ownerVotes = (votes.get(owner ?? '') ?? 0) - 1;
-    // "projects named payments", "clusters like prod": the noun names what the question is about.
+    // "projects named payments", "clusters like prod": the noun names what the question is about; "what's in rack x",
+    // "apps on cluster y": after a preposition it is where the owner's objects are.
     const at = items.indexOf(named[0] as Item);
+    let back = at - 1;
+    while (back >= 0 && ['the', 'a', 'an', 'this', 'that'].includes(items[back]?.text ?? '')) back -= 1;
+    if (owner !== undefined && ['in', 'on', 'at', 'inside', 'within', 'into'].includes(items[back]?.text ?? '')) return { entity: entityOf(domain, owner), own: false };
     const next = items.slice(at + 1).find((it) => !isG(it, 'filler'));
     const namesIt = next !== undefined && (isG(next, 'named') || isG(next, 'like'));
-    if (owner !== undefined && others.length > 0 && !namesIt && (ownerNamed || ownerVotes > ownVotes)) return { entity: entityOf(domain, owner), own: false };
+    if (owner !== undefined && (others.length > 0 || ownerNamed) && !namesIt && (ownerNamed || ownerVotes > ownVotes)) return { entity: entityOf(domain, owner), own: false };
     return { entity: entityOf(domain, ambivalent.entity), own: true };
   }
   // Else the entity most words belong to; on a tie, the one a word names an object of ("what version is prod-eu-1
@@ -470,6 +477,18 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     const after = items[i + 1];
     const f = senseOf(after, 'field');
     if (v !== undefined && f !== undefined && f.field === v.field && after !== undefined && !after.used) after.used = true;
+  }
+
+  // "vlan 12": a number right after the entity's noun is its number field's value.
+  const numberField = entity.numberField === undefined ? undefined : field(entity.numberField);
+  if (numberField !== undefined) {
+    for (let i = 0; i + 1 < items.length; i += 1) {
+      const noun = items[i];
+      const num = items[i + 1];
+      if (noun === undefined || num?.kind !== 'num' || num.used || num.num === undefined || !noun.senses.some((x) => x.k === 'entity')) continue;
+      num.used = true;
+      atoms.push({ where: { op: 'eq', field: numberField.name, value: num.num }, field: numberField.name, at: i + 1, negated: false });
+    }
   }
 
   // "named x", "called x", "containing x", "like x": the entity's name.

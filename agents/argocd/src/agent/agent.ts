@@ -1,5 +1,5 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { CONFIDENCE_THRESHOLD, mcpToolCaller, notApplied, oneValue, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { CONFIDENCE_THRESHOLD, typedForRouting, mcpToolCaller, notApplied, oneValue, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { conditionsOf, type EditMarks, type Lexicon, type Query, type Where } from '@flotilla/query';
 import { liveParser, typedAnswers, typedOf } from './typed.js';
@@ -165,7 +165,8 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     graph: workflow.graph,
     /** The question as this agent reads it: its typed query when that is the one to answer, else the rules'. */
     async classify(question: string, contextId: string): Promise<Classification<ArgoIntent>> {
-      return (await typedClassification(question, contextId)) ?? classifier.classify(question);
+      const typedReading = await typedClassification(question, contextId);
+      return typedReading === undefined ? classifier.classify(question) : typedForRouting(typedReading);
     },
     /** `classification`: the whole question's, when the caller made it (hybrid mode's router): not made again. */
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<ArgoIntent>): Promise<TurnResult<ArgoIntent>> {

@@ -1,5 +1,5 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { CONFIDENCE_THRESHOLD, liveParser, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
+import { CONFIDENCE_THRESHOLD, liveParser, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedForRouting, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { conditionsOf, createParser, type Parser, type Query, type Where } from '@flotilla/query';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
@@ -9,7 +9,7 @@ import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
 import { NETBOX_OUTPUT_SCHEMAS } from '../tools/tools.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
-export const CACHEABLE_INTENTS: readonly NetBoxIntent[] = ['query', 'list_sites', 'list_devices', 'device_details', 'site_interfaces', 'device_interfaces', 'list_cables', 'list_vlans', 'list_prefixes', 'prefix_free', 'prefix_used', 'search', 'help'];
+export const CACHEABLE_INTENTS: readonly NetBoxIntent[] = ['query', 'list_sites', 'list_devices', 'device_details', 'site_interfaces', 'device_interfaces', 'prefix_free', 'prefix_used', 'search', 'help'];
 
 /**
  * The shared workflow's options (an MCP client to the NetBox MCP server, …; `memoryStore` holds the conversations'
@@ -51,7 +51,9 @@ function sameFields(c: Classification<NetBoxIntent>, query: Query): boolean {
 /** Whether a where negates anything (the rules have no negation). */
 const hasNot = (w: Where | undefined): boolean => w !== undefined && (w.op === 'not' || ((w.op === 'and' || w.op === 'or') && w.of.some(hasNot)));
 /** Intents the typed query does not model: their questions stay with the rules. */
-const RULES_ONLY: ReadonlySet<NetBoxIntent> = new Set(['search', 'list_cables', 'list_vlans', 'list_prefixes', 'prefix_free', 'prefix_used', 'refine', 'summary', 'next_page', 'help']);
+const RULES_ONLY: ReadonlySet<NetBoxIntent> = new Set(['search', 'prefix_free', 'prefix_used', 'refine', 'summary', 'next_page', 'help']);
+/** Entities only the typed query reads (their intent rules are gone). */
+const TYPED_ONLY: ReadonlySet<string> = new Set(['vlans', 'prefixes', 'cables', 'racks']);
 /** A comparison of two groups is a typed query: not reasoning the rules cannot do. */
 const COUNTED_COMPARISONS = new Set(['compare', 'compared', 'comparing', 'comparison', 'versus', 'vs', 'vs.']);
 
@@ -95,13 +97,19 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     const follows = marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
     if (parsed.kind === 'action') return turn(typedOf(parsed), false);
     const old = classifier.classify(question);
+    // A prefix's free or used addresses are read from its available-ips by the rules' plan.
+    if (old.intent === 'prefix_free' || old.intent === 'prefix_used') return undefined;
     const memory = old.intent === 'next_page' || follows ? await memoryStore?.load(contextId) : undefined;
     const lastTyped = memory?.tool === 'query';
     // A question that points back ("how many of them are staged?") at anything but a typed answer is the rules' to go
     // on with (or to say it cannot): read on its own, it would answer about the whole estate.
     if (!lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd)) return undefined;
     if (old.intent === 'next_page' && lastTyped) return turn({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);
-    if (parsed.kind === 'empty' || parsed.query === undefined || !typedAnswers(parsed)) return undefined;
+    if (parsed.kind === 'empty' || parsed.query === undefined) return undefined;
+    // VLANs, prefixes, cables and racks named by the question are the typed reading's alone (it says what it did not
+    // apply); a prefix's free or used addresses and a search stay with the rules.
+    if (TYPED_ONLY.has(parsed.query.entity) && marks.ownEntity && !(['prefix_free', 'prefix_used', 'search', 'help', 'next_page'] as NetBoxIntent[]).includes(old.intent)) return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
+    if (!typedAnswers(parsed)) return undefined;
     const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
     // What the typed query does not model (search, cables, VLANs, prefixes, addresses, batches) stays with the rules;
     // so does a reading the typed parser only guessed ("xyz9" as a device name) where the rules are sure.
@@ -130,7 +138,8 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     graph: workflow.graph,
     /** The question as this agent reads it (hybrid mode's router): its typed query when that is the one to answer, else the rules'. */
     async classify(question: string, contextId: string): Promise<Classification<NetBoxIntent>> {
-      return (await typedClassification(question, contextId)) ?? classifier.classify(question);
+      const reading = await typedClassification(question, contextId);
+      return reading === undefined ? classifier.classify(question) : typedForRouting(reading);
     },
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<NetBoxIntent>): Promise<TurnResult<NetBoxIntent>> {
       // Given by hybrid mode's router (this agent's `classify`): the typed reading was made there.

@@ -8,9 +8,6 @@ export const NETBOX_INTENTS = [
   'device_details',
   'site_interfaces',
   'device_interfaces',
-  'list_cables',
-  'list_vlans',
-  'list_prefixes',
   'prefix_free',
   'prefix_used',
   'search',
@@ -270,21 +267,6 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
       { pattern: /\b(which|what|where)\b.*\b(rack|site|type|model|role|status|primary ip)\b.*\b[a-z0-9]+(-[a-z0-9]+){2,}|\bwhere is [a-z0-9]+(-[a-z0-9]+){2,}/, weight: 0.9 },
     ],
     requires: ['device'],
-  },
-  {
-    intent: 'list_cables',
-    complexity: 'simple',
-    patterns: [{ pattern: /\b(cables?|cabling|connections|patch(es)?|links)\b/, weight: 0.9 }],
-  },
-  {
-    intent: 'list_vlans',
-    complexity: 'simple',
-    patterns: [{ pattern: /\bvlans?\b/, weight: 0.9 }],
-  },
-  {
-    intent: 'list_prefixes',
-    complexity: 'simple',
-    patterns: [{ pattern: /\b(prefix(es)?|subnets?|networks)\b/, weight: 0.88 }],
   },
   {
     intent: 'list_sites',

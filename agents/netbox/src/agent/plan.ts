@@ -37,12 +37,6 @@ export function planFor(c: Classification<NetBoxIntent>, memory: ProgressiveSess
       return [page('list_interfaces', defined({ site: oneValue(e.site), role: oneValue(e.role), ...interfaceState(e) }))];
     case 'device_interfaces':
       return [page('list_interfaces', { device: oneValue(e.device), ...interfaceState(e) })];
-    case 'list_cables':
-      return [page('list_cables', defined({ site: e.device === undefined ? oneValue(e.site) : undefined, device: oneValue(e.device), status: oneValue(e.status) }))];
-    case 'list_vlans':
-      return [page('list_vlans', defined({ site: oneValue(e.site), vid: e.vid === undefined ? undefined : Number(oneValue(e.vid)), status: oneValue(e.status) }))];
-    case 'list_prefixes':
-      return [page('list_prefixes', defined({ site: oneValue(e.site), status: oneValue(e.status) }))];
     case 'prefix_free':
       return [{ tool: 'get_prefix_usage', args: { prefix: oneValue(e.prefix), free_shown: 20 } }];
     case 'prefix_used':

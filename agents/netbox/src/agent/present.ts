@@ -294,12 +294,6 @@ export function createRespond({ now, plan: planFor }: PresentOptions): AgentDoma
       case 'site_interfaces':
       case 'device_interfaces':
         return list('interfaces', 'interfaces');
-      case 'list_cables':
-        return list('cables', 'cables');
-      case 'list_vlans':
-        return list('VLANs', 'vlans');
-      case 'list_prefixes':
-        return list('prefixes', 'prefixes');
       case 'prefix_used':
         return list('used addresses', 'ip_addresses');
       case 'device_details':

@@ -152,18 +152,21 @@ describe('NetBox scenarios over A2A', () => {
     expect(all.answer).toContain(`${fmt(ams1Interfaces.length)} interfaces on 200 devices at ams1, all of them read`);
   });
 
-  it('12. cables of a site come in batches with the exact total', async () => {
+  it('12. cables of a site come a page at a time with the exact total, and the next page goes on', async () => {
     const ids = new Set(ams1Devices.map((d) => d.id));
     const cables = estate.cables.filter((c) => c.a_terminations.some((t) => ids.has(t.object.device.id)) || c.b_terminations.some((t) => ids.has(t.object.device.id)));
-    const r = await ask('cables of ams1', randomUUID());
-    expect(r.answer).toContain(`${fmt(cables.length)} cables at ams1`);
-    expect(r.metadata.strategy).toBe('limitation_aware');
+    const contextId = randomUUID();
+    const r = await ask('cables of ams1', contextId);
+    expect(r.answer).toContain(`${cables.length} cables match; rows 1-20`);
+    expect(r.metadata.query).toContain('"entity":"cables"');
+    const next = await ask('next page', contextId);
+    expect(next.answer).toContain(`${cables.length} cables match; rows 21-40`);
   });
 
   it('13. VLANs of a site, whole', async () => {
     const vlans = estate.vlans.filter((v) => v.site?.slug === 'fra1');
     const r = await ask('vlans of fra1', randomUUID());
-    expect(r.answer).toContain(`${vlans.length} VLANs at fra1:`);
+    expect(r.answer).toContain(`${vlans.length} VLANs match:`);
     for (const v of vlans.slice(0, 5)) expect(r.answer).toContain(`| ${v.vid} | ${v.name} |`);
   });
 

@@ -20,23 +20,23 @@ export const NETBOX_AGENT_CARD: AgentDescription = {
     {
       id: 'netbox-inventory',
       name: 'NetBox inventory',
-      description: 'Sites and devices by site, role, status or tag; one device with its interfaces and IP addresses; search.',
+      description: 'Sites, racks and devices by site, role, status, tag, tenant, manufacturer or platform; one device with its interfaces and IP addresses; search.',
       // The declared words for devices, sites and their roles (query/declare.ts): what the supervisor routes by.
-      tags: [...new Set(['netbox', 'dcim', 'inventory', 'sites', 'devices', ...domainWords(NETBOX_DOMAIN, ['devices', 'sites'], ['role'])])],
+      tags: [...new Set(['netbox', 'dcim', 'inventory', 'sites', 'devices', 'racks', ...domainWords(NETBOX_DOMAIN, ['devices', 'sites', 'racks'], ['role'])])],
       examples: ['list sites', 'devices in ams1', 'which switches are offline in fra1?', 'show device ams1-sw-001', 'how many routers are there?', 'firewalls at lon1', 'find core'],
     },
     {
       id: 'netbox-connectivity',
       name: 'NetBox interfaces and cables',
       description: 'Interfaces of every device at a site (batched, exact, or a quick sample), cables of a site or a device; long answers in batches.',
-      tags: [...new Set(['netbox', 'dcim', 'interfaces', 'cables', ...domainWords(NETBOX_DOMAIN, ['interfaces'])])],
+      tags: [...new Set(['netbox', 'dcim', 'interfaces', 'cables', ...domainWords(NETBOX_DOMAIN, ['interfaces', 'cables'])])],
       examples: ['interfaces of every switch in ams1', 'cables of ams1', 'next batch', 'only the uncabled ones'],
     },
     {
       id: 'netbox-ipam',
       name: 'NetBox IPAM',
-      description: 'VLANs of a site, prefixes, and the free or used addresses of a prefix.',
-      tags: ['netbox', 'ipam', 'vlans', 'prefixes', 'ips', 'addresses'],
+      description: 'VLANs and prefixes by site, status, role or tenant, counted or broken down; the free or used addresses of a prefix.',
+      tags: [...new Set(['netbox', 'ipam', 'vlans', 'prefixes', 'ips', 'addresses', ...domainWords(NETBOX_DOMAIN, ['vlans', 'prefixes'])])],
       examples: ['vlans of fra1', 'prefixes at nyc1', 'free ips in 10.1.0.0/24', 'used ips in 10.1.0.0/24'],
     },
   ],
@@ -50,12 +50,9 @@ export const SKILL_OF_NETBOX_INTENT: Readonly<Record<NetBoxIntent, string>> = {
   search: 'netbox-inventory',
   site_interfaces: 'netbox-connectivity',
   device_interfaces: 'netbox-connectivity',
-  list_cables: 'netbox-connectivity',
   next_page: 'netbox-connectivity',
   refine: 'netbox-connectivity',
   summary: 'netbox-connectivity',
-  list_vlans: 'netbox-ipam',
-  list_prefixes: 'netbox-ipam',
   prefix_free: 'netbox-ipam',
   prefix_used: 'netbox-ipam',
   query: 'netbox-inventory',
@@ -69,6 +66,11 @@ export const NETBOX_AGENT = defineDomainAgent({
   mcp: NETBOX_MCP,
   card: NETBOX_AGENT_CARD,
   skillOf: SKILL_OF_NETBOX_INTENT,
+  // A typed query's skill is its entity's: VLANs and prefixes are IPAM, interfaces and cables connectivity.
+  skillOfTurn: (turn) => {
+    const entity = (turn.data?.query as { entity?: unknown } | undefined)?.entity;
+    return entity === 'vlans' || entity === 'prefixes' ? 'netbox-ipam' : entity === 'interfaces' || entity === 'cables' ? 'netbox-connectivity' : undefined;
+  },
   port: 8094,
   prompt: NETBOX_PROMPT,
   help: { url: 'NetBox URL, for in-process tools', token: 'NetBox API token, for in-process tools', local: 'Also start the NetBox simulator (12 sites, 600 devices) and use it' },

@@ -4,17 +4,18 @@ import type { FlotillaMetrics } from '@flotilla/metrics';
 import { batches } from '@flotilla/limitations';
 import { RATE_LIMIT_DEFAULTS, TokenBucket, UPSTREAM_DEFAULTS, UpstreamHttp, type CircuitOptions, type RateLimitSettings, type UpstreamLimits } from '@flotilla/upstream';
 import { djangoRestError } from './errors.js';
-import { AvailableIp, Cable, Device, Interface, IpAddress, Module, PageMeta, Prefix, Site, Vlan } from './schemas.js';
+import { AvailableIp, Cable, Device, Interface, IpAddress, Module, PageMeta, Prefix, Rack, Site, Vlan } from './schemas.js';
 
 /** The NetBox models Flotilla reads, their API paths, item schemas and the fields it asks for (never more). */
 export const NETBOX_MODELS = {
   sites: { path: 'dcim/sites', schema: Site, fields: ['id', 'name', 'slug', 'status', 'region', 'facility', 'time_zone', 'description', 'device_count', 'rack_count', 'prefix_count', 'vlan_count'] },
   devices: { path: 'dcim/devices', schema: Device, fields: ['id', 'name', 'role', 'device_type', 'site', 'rack', 'position', 'status', 'platform', 'tenant', 'serial', 'asset_tag', 'primary_ip4', 'tags', 'interface_count', 'description'] },
   interfaces: { path: 'dcim/interfaces', schema: Interface, fields: ['id', 'name', 'device', 'type', 'enabled', 'mgmt_only', 'mark_connected', 'speed', 'mtu', 'mac_address', 'description', 'cable', 'mode', 'count_ipaddresses'] },
-  cables: { path: 'dcim/cables', schema: Cable, fields: ['id', 'label', 'type', 'status', 'length', 'length_unit', 'a_terminations', 'b_terminations'] },
+  racks: { path: 'dcim/racks', schema: Rack, fields: ['id', 'name', 'site', 'status', 'role', 'tenant', 'u_height', 'facility_id', 'description', 'device_count'] },
+  cables: { path: 'dcim/cables', schema: Cable, fields: ['id', 'label', 'type', 'status', 'length', 'length_unit', 'tenant', 'a_terminations', 'b_terminations'] },
   modules: { path: 'dcim/modules', schema: Module, fields: ['id', 'device', 'module_bay', 'module_type', 'status', 'serial'] },
-  vlans: { path: 'ipam/vlans', schema: Vlan, fields: ['id', 'vid', 'name', 'site', 'group', 'status', 'role', 'description'] },
-  prefixes: { path: 'ipam/prefixes', schema: Prefix, fields: ['id', 'prefix', 'site', 'vlan', 'status', 'role', 'is_pool', 'description'] },
+  vlans: { path: 'ipam/vlans', schema: Vlan, fields: ['id', 'vid', 'name', 'site', 'group', 'status', 'role', 'tenant', 'description'] },
+  prefixes: { path: 'ipam/prefixes', schema: Prefix, fields: ['id', 'prefix', 'site', 'vlan', 'status', 'role', 'tenant', 'is_pool', 'description'] },
   ip_addresses: { path: 'ipam/ip-addresses', schema: IpAddress, fields: ['id', 'address', 'status', 'role', 'dns_name', 'assigned_object', 'description'] },
 } as const;
 export type NetBoxModel = keyof typeof NETBOX_MODELS;
@@ -28,6 +29,7 @@ export const NETBOX_NAME_LISTS = {
   platforms: 'dcim/platforms',
   tenants: 'tenancy/tenants',
   tags: 'extras/tags',
+  ipam_roles: 'ipam/roles',
 } as const;
 export type NetBoxNameList = keyof typeof NETBOX_NAME_LISTS;
 /** Every operation label of the client's requests (their metric series start at zero). */

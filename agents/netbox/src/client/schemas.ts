@@ -75,6 +75,7 @@ export const Cable = z.looseObject({
   status: Choice.nullish(),
   length: z.number().nullish(),
   length_unit: Choice.nullish(),
+  tenant: refOrNull,
   a_terminations: z.array(Termination).nullish(),
   b_terminations: z.array(Termination).nullish(),
 });
@@ -98,6 +99,7 @@ export const Vlan = z.looseObject({
   group: refOrNull,
   status: Choice.nullish(),
   role: refOrNull,
+  tenant: refOrNull,
   description: z.string().nullish(),
 });
 export type Vlan = z.output<typeof Vlan>;
@@ -109,10 +111,25 @@ export const Prefix = z.looseObject({
   vlan: z.looseObject({ id: z.number().int(), vid: z.number().nullish(), name: z.string().nullish() }).nullish(),
   status: Choice.nullish(),
   role: refOrNull,
+  tenant: refOrNull,
   is_pool: z.boolean().nullish(),
   description: z.string().nullish(),
 });
 export type Prefix = z.output<typeof Prefix>;
+
+export const Rack = z.looseObject({
+  id: z.number().int(),
+  name: z.string(),
+  site: refOrNull,
+  status: Choice.nullish(),
+  role: refOrNull,
+  tenant: refOrNull,
+  u_height: z.number().nullish(),
+  facility_id: z.string().nullish(),
+  description: z.string().nullish(),
+  device_count: z.number().nullish(),
+});
+export type Rack = z.output<typeof Rack>;
 
 export const IpAddress = z.looseObject({
   id: z.number().int(),

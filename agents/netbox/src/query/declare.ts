@@ -1,4 +1,4 @@
-import type { DeclaredValue, DomainDecl, EntityDecl } from '@flotilla/query';
+import type { DeclaredValue, DomainDecl, EntityDecl, FieldDecl } from '@flotilla/query';
 
 /**
  * The NetBox domain, declared once: devices, interfaces and sites, their fields (type, words, how each is executed)
@@ -142,9 +142,126 @@ export const SITES: EntityDecl = {
   ],
 };
 
+/** IPAM roles of VLANs and prefixes (NetBox's ipam/roles): the estate's own come in live beside them. */
+const IPAM_ROLE_WORDS = ['role', 'roles', 'purpose', 'function', 'used for'];
+const TENANT: FieldDecl = { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner', 'owners', 'owned by', 'customer', 'business unit'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 3 };
+const SITE: FieldDecl = { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'datacentre', 'dc', 'location', 'pop', 'facility'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 6 };
+
+export const VLANS: EntityDecl = {
+  name: 'vlans',
+  singular: 'VLAN',
+  plural: 'VLANs',
+  words: ['vlans', 'vlan', 'virtual lans', 'vlan ids', 'l2 segments', 'broadcast domains'],
+  nameField: 'name',
+  // A VLAN's role is asked for ("vlans by role"), not shown in every row: roles and VLAN names share words ("iot").
+  rowFields: ['vid', 'name', 'site', 'status', 'tenant'],
+  numberField: 'vid',
+  details: ['vid', 'site', 'group', 'status', 'role', 'tenant', 'description'],
+  fields: [
+    { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'vlan name'], live: true, exec: 'upstream', rank: 2 },
+    { name: 'vid', label: 'VLAN ID', type: 'number', words: ['vid', 'vids', 'vlan id', 'vlan ids', 'vlan number', 'vlan tag'], exec: 'upstream', groupable: true, projection: true },
+    SITE,
+    { name: 'group', label: 'VLAN group', type: 'name', words: ['group', 'groups', 'vlan group', 'vlan groups'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 1 },
+    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [{ value: 'active', words: ['active', 'in use', 'live'] }, { value: 'reserved', words: ['reserved'] }, { value: 'deprecated', words: ['deprecated', 'retired'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
+    { name: 'role', label: 'role', type: 'name', words: IPAM_ROLE_WORDS, live: true, exec: 'upstream', groupable: true, projection: true, rank: 5 },
+    TENANT,
+    { name: 'description', label: 'description', type: 'text', words: ['description', 'descriptions'], exec: 'tool', projection: true },
+  ],
+};
+
+export const PREFIXES: EntityDecl = {
+  name: 'prefixes',
+  singular: 'prefix',
+  plural: 'prefixes',
+  words: ['prefixes', 'prefix', 'subnets', 'subnet', 'networks', 'cidrs', 'cidr', 'ip ranges', 'address ranges', 'ip blocks'],
+  nameField: 'prefix',
+  rowFields: ['prefix', 'site', 'vlan', 'status', 'role', 'tenant'],
+  details: ['site', 'vlan', 'status', 'role', 'tenant', 'is_pool', 'description'],
+  fields: [
+    { name: 'prefix', label: 'prefix', type: 'name', words: ['prefix', 'cidr', 'network', 'subnet'], exec: 'upstream', rank: 2, pattern: /^[0-9a-f:.]+\/\d{1,3}$/ },
+    SITE,
+    { name: 'vlan', label: 'VLAN ID', type: 'number', words: ['vlan', 'vlan id', 'on vlan', 'vid'], exec: 'upstream', groupable: true, projection: true },
+    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [{ value: 'active', words: ['active', 'in use', 'live'] }, { value: 'container', words: ['container', 'containers'] }, { value: 'reserved', words: ['reserved'] }, { value: 'deprecated', words: ['deprecated', 'retired'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
+    { name: 'role', label: 'role', type: 'name', words: IPAM_ROLE_WORDS, live: true, exec: 'upstream', groupable: true, projection: true, rank: 5 },
+    TENANT,
+    { name: 'is_pool', label: 'a pool', type: 'bool', values: [{ value: 'true', words: ['pool', 'pools', 'address pool', 'ip pool'] }], exec: 'upstream', groupable: true, projection: true },
+    { name: 'family', label: 'address family', type: 'enum', words: ['family', 'address family', 'ip version'], values: [{ value: '4', words: ['ipv4', 'v4', 'ip4'] }, { value: '6', words: ['ipv6', 'v6', 'ip6'] }], exec: 'tool', groupable: true, projection: true },
+    { name: 'description', label: 'description', type: 'text', words: ['description', 'descriptions'], exec: 'tool', projection: true },
+    // NetBox answers these through other endpoints; the query does not read them.
+    { name: 'utilisation', label: 'utilisation', type: 'text', words: ['utilisation', 'utilization', 'usage', 'how full', 'free ips', 'free addresses', 'available ips'], exec: 'not_read', note: 'ask "free IPs in <prefix>" or "used IPs in <prefix>": they are read from the prefix\'s available-ips.' },
+  ],
+};
+
+export const CABLES: EntityDecl = {
+  name: 'cables',
+  singular: 'cable',
+  plural: 'cables',
+  words: ['cables', 'cable', 'patch cables', 'patch leads', 'cabling', 'wires', 'connections'],
+  phrases: [
+    { words: ['fibre', 'fiber', 'fibres', 'fibers', 'optical', 'fibre optic', 'fiber optic', 'optics'], where: { op: 'in', field: 'type', values: ['mmf', 'mmf-om1', 'mmf-om2', 'mmf-om3', 'mmf-om4', 'mmf-om5', 'smf', 'smf-os1', 'smf-os2', 'aoc'] } },
+    { words: ['copper', 'twisted pair', 'utp', 'ethernet cables'], where: { op: 'in', field: 'type', values: ['cat3', 'cat5', 'cat5e', 'cat6', 'cat6a', 'cat7', 'cat7a', 'cat8', 'dac-active', 'dac-passive'] } },
+  ],
+  nameField: 'label',
+  rowFields: ['label', 'type', 'status', 'a_end', 'b_end'],
+  details: ['type', 'status', 'a_end', 'b_end', 'length', 'tenant'],
+  fields: [
+    { name: 'label', label: 'label', type: 'name', words: ['label', 'labels', 'cable label', 'cable id'], exec: 'upstream', rank: 2 },
+    {
+      name: 'type',
+      label: 'type',
+      // NetBox's cable types are many (cat3 … smf-os2, aoc, power): the usual ones have words, any is a value.
+      type: 'name',
+      words: ['type', 'types', 'cable type', 'media'],
+      values: [
+        { value: 'cat5e', words: ['cat5e', 'cat 5e'] },
+        { value: 'cat6', words: ['cat6', 'cat 6'] },
+        { value: 'cat6a', words: ['cat6a', 'cat 6a'] },
+        { value: 'mmf', words: ['mmf', 'multimode', 'multi-mode', 'multimode fibre', 'multimode fiber'] },
+        { value: 'smf', words: ['smf', 'singlemode', 'single-mode', 'singlemode fibre', 'singlemode fiber'] },
+        { value: 'dac-passive', words: ['dac', 'passive dac', 'twinax'] },
+        { value: 'aoc', words: ['aoc', 'active optical'] },
+        { value: 'power', words: ['power cable', 'power cables', 'power cord', 'power cords'] },
+      ],
+      exec: 'upstream',
+      groupable: true,
+      projection: true,
+      rank: 3,
+    },
+    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [{ value: 'connected', words: ['connected', 'in place', 'installed', 'live'] }, { value: 'planned', words: ['planned', 'to be installed', 'future'] }, { value: 'decommissioning', words: ['decommissioning', 'being removed', 'to be removed'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
+    // A cable's ends: the devices (and interfaces) at either end. NetBox filters cables by device and by site.
+    { name: 'device', label: 'device at either end', type: 'name', words: ['device', 'devices', 'on device', 'attached to', 'connected to', 'plugged into'], live: true, exec: 'upstream', groupable: true, projection: true, multi: true, rank: 6 },
+    { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'dc', 'location'], live: true, exec: 'upstream', rank: 6 },
+    { name: 'a_end', label: 'A end', type: 'text', words: ['a end', 'a side', 'a-side', 'near end'], exec: 'tool', projection: true },
+    { name: 'b_end', label: 'B end', type: 'text', words: ['b end', 'b side', 'b-side', 'far end', 'other end'], exec: 'tool', projection: true },
+    { name: 'length', label: 'length', type: 'number', words: ['length', 'lengths', 'how long'], exec: 'tool', projection: true },
+    TENANT,
+    { name: 'color', label: 'colour', type: 'text', words: ['colour', 'color', 'colours', 'colors'], exec: 'not_read' },
+  ],
+};
+
+export const RACKS: EntityDecl = {
+  name: 'racks',
+  singular: 'rack',
+  plural: 'racks',
+  words: ['racks', 'rack', 'cabinets', 'cabinet'],
+  nameField: 'name',
+  rowFields: ['name', 'site', 'status', 'u_height', 'device_count'],
+  details: ['site', 'status', 'role', 'tenant', 'u_height', 'device_count', 'facility_id'],
+  fields: [
+    { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'rack name'], live: true, exec: 'upstream', rank: 2 },
+    SITE,
+    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [{ value: 'active', words: ['active', 'in use', 'live'] }, { value: 'planned', words: ['planned', 'future'] }, { value: 'reserved', words: ['reserved'] }, { value: 'available', words: ['available'] }, { value: 'deprecated', words: ['deprecated', 'retired'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
+    { name: 'role', label: 'rack role', type: 'name', words: ['rack role', 'rack roles'], exec: 'tool', groupable: true, projection: true },
+    TENANT,
+    { name: 'u_height', label: 'height (U)', type: 'number', words: ['height', 'u height', 'units', 'rack units', 'size'], exec: 'tool', groupable: true, projection: true },
+    { name: 'device_count', label: 'devices in it', type: 'number', words: ['devices in it', 'occupancy'], exec: 'tool', projection: true },
+    { name: 'facility_id', label: 'facility ID', type: 'text', words: ['facility id', 'facility ids'], exec: 'tool', projection: true },
+  ],
+};
+
 export const NETBOX_DOMAIN: DomainDecl = {
   name: 'netbox',
-  entities: [DEVICES, INTERFACES, SITES],
+  entities: [DEVICES, INTERFACES, SITES, VLANS, PREFIXES, CABLES, RACKS],
   defaultEntity: 'devices',
   actions: [
     { verb: 'decommission', words: ['decommission', 'retire', 'decom'], how: 'set the status of {name} to Decommissioning on its page in NetBox (Edit), or PATCH /api/dcim/devices/<id>/ {"status": "decommissioning"}' },
@@ -157,4 +274,4 @@ export const NETBOX_DOMAIN: DomainDecl = {
 };
 
 /** The entities the `query` tool executes (every one declared). */
-export const NETBOX_QUERY_ENTITIES = ['devices', 'interfaces', 'sites'] as const;
+export const NETBOX_QUERY_ENTITIES = ['devices', 'interfaces', 'sites', 'vlans', 'prefixes', 'cables', 'racks'] as const;

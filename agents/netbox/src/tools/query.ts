@@ -2,7 +2,7 @@ import { FlotillaError } from '@flotilla/core';
 import { checkQueryFields, conjuncts, fieldNotes, fieldsUsed, LIST_VALUES_LIMITS, listValuesFilters, queryOutcome, QUERY_OUTPUT, valueFields, valueOut, VALUE_ITEM, type BoundedTools, type JsonObject, type ToolPayload } from '@flotilla/bounded-tools';
 import { conditionsOf, entityOf, fieldOf, querySchema, QueryRun, type Accessors, type Query, type Scalar, type Where } from '@flotilla/query';
 import type { Filters, NetBoxClient, NetBoxModel, NetBoxNameList, WalkLimits } from '../client/netbox-client.js';
-import type { Device, Interface, Site } from '../client/schemas.js';
+import type { Cable, Device, Interface, Prefix, Rack, Site, Vlan } from '../client/schemas.js';
 import { NETBOX_DOMAIN, NETBOX_QUERY_ENTITIES } from '../query/declare.js';
 
 /**
@@ -17,18 +17,22 @@ const FIELD_NAMES = [...new Set(NETBOX_DOMAIN.entities.flatMap((e) => e.fields.m
 export const NetBoxQueryInput = querySchema(NETBOX_QUERY_ENTITIES, FIELD_NAMES);
 
 type Entity = (typeof NETBOX_QUERY_ENTITIES)[number];
-const MODEL_OF: Readonly<Record<Entity, NetBoxModel>> = { devices: 'devices', interfaces: 'interfaces', sites: 'sites' };
+const MODEL_OF: Readonly<Record<Entity, NetBoxModel>> = { devices: 'devices', interfaces: 'interfaces', sites: 'sites', vlans: 'vlans', prefixes: 'prefixes', cables: 'cables', racks: 'racks' };
 
 /** The NetBox filter parameter of each field a condition may be pushed to, by entity. */
 const PARAMS: Readonly<Record<Entity, Readonly<Record<string, string>>>> = {
   devices: { name: 'name', site: 'site', role: 'role', status: 'status', tenant: 'tenant', manufacturer: 'manufacturer', platform: 'platform', device_type: 'device_type', region: 'region', tag: 'tag' },
   interfaces: { name: 'name', device: 'device', site: 'site', role: 'role', type: 'type', enabled: 'enabled', cabled: 'cabled', mark_connected: 'mark_connected', mgmt_only: 'mgmt_only', speed: 'speed', mtu: 'mtu' },
   sites: { status: 'status', region: 'region', tenant: 'tenant' },
+  vlans: { name: 'name', vid: 'vid', site: 'site', group: 'group', status: 'status', role: 'role', tenant: 'tenant' },
+  prefixes: { prefix: 'prefix', site: 'site', vlan: 'vlan_vid', status: 'status', role: 'role', tenant: 'tenant', is_pool: 'is_pool' },
+  cables: { label: 'label', type: 'type', status: 'status', device: 'device', site: 'site', tenant: 'tenant' },
+  racks: { name: 'name', site: 'site', status: 'status', tenant: 'tenant' },
 };
 /** Fields NetBox filters on that the objects it returns do not carry (an interface's site): pushed, or refused. */
-const PUSHED_ONLY: Readonly<Record<Entity, ReadonlySet<string>>> = { devices: new Set(), interfaces: new Set(['site', 'role']), sites: new Set() };
+const PUSHED_ONLY: Readonly<Record<Entity, ReadonlySet<string>>> = { devices: new Set(), interfaces: new Set(['site', 'role']), sites: new Set(), vlans: new Set(), prefixes: new Set(), cables: new Set(['site']), racks: new Set() };
 /** Boolean filters: NetBox has no `__n` for them; a negation is the other value. */
-const BOOLEAN_PARAMS = new Set(['enabled', 'cabled', 'mark_connected', 'mgmt_only']);
+const BOOLEAN_PARAMS = new Set(['enabled', 'cabled', 'mark_connected', 'mgmt_only', 'is_pool']);
 /** Slugs and names NetBox takes as filter values as they are. */
 const PLAIN_VALUE = /^[\w.:/-]{1,100}$/;
 
@@ -92,6 +96,70 @@ const SITE_ACCESSORS: Accessors<Site> = {
   device_count: (s) => s.device_count ?? undefined,
 };
 const SITE_SHOWN: Partial<Accessors<Site>> = { name: (s) => s.slug ?? s.name, region: (s) => refName(s.region), tenant: (s) => refName((s as { tenant?: Ref }).tenant) };
+
+const VLAN_ACCESSORS: Accessors<Vlan> = {
+  name: (v) => v.name,
+  vid: (v) => v.vid,
+  site: (v) => refValues(v.site),
+  group: (v) => refValues(v.group),
+  status: (v) => v.status?.value ?? undefined,
+  role: (v) => refValues(v.role),
+  tenant: (v) => refValues(v.tenant),
+  description: (v) => (v.description === '' ? undefined : v.description),
+};
+const VLAN_SHOWN: Partial<Accessors<Vlan>> = { site: (v) => v.site?.slug ?? refName(v.site), group: (v) => refName(v.group), role: (v) => v.role?.slug ?? refName(v.role), tenant: (v) => refName(v.tenant) };
+
+const PREFIX_ACCESSORS: Accessors<Prefix> = {
+  prefix: (p) => p.prefix,
+  site: (p) => refValues(p.site),
+  vlan: (p) => p.vlan?.vid ?? undefined,
+  status: (p) => p.status?.value ?? undefined,
+  role: (p) => refValues(p.role),
+  tenant: (p) => refValues(p.tenant),
+  is_pool: (p) => p.is_pool ?? false,
+  family: (p) => (p.prefix.includes(':') ? '6' : '4'),
+  description: (p) => (p.description === '' ? undefined : p.description),
+};
+const PREFIX_SHOWN: Partial<Accessors<Prefix>> = { site: (p) => p.site?.slug ?? refName(p.site), role: (p) => p.role?.slug ?? refName(p.role), tenant: (p) => refName(p.tenant) };
+
+type CableEnd = NonNullable<Cable['a_terminations']>[number];
+/** One end of a cable as people read it: "ams1-sw-005 GigabitEthernet1/0/34" (several terminations joined). */
+const endText = (ends: readonly CableEnd[] | null | undefined): string | undefined => {
+  const parts = (ends ?? []).map((t) => [refName(t.object?.device), t.object?.name].filter((x): x is string => typeof x === 'string' && x !== '').join(' ')).filter((x) => x !== '');
+  return parts.length === 0 ? undefined : parts.join(', ');
+};
+const endDevices = (c: Cable): string[] => [...new Set([...(c.a_terminations ?? []), ...(c.b_terminations ?? [])].map((t) => refName(t.object?.device)).filter((x): x is string => typeof x === 'string' && x !== ''))];
+const CABLE_ACCESSORS: Accessors<Cable> = {
+  label: (c) => (c.label === '' || c.label === null || c.label === undefined ? `#${c.id}` : c.label),
+  type: (c) => (c.type === '' ? undefined : (c.type ?? undefined)),
+  status: (c) => c.status?.value ?? undefined,
+  device: (c) => endDevices(c),
+  a_end: (c) => endText(c.a_terminations),
+  b_end: (c) => endText(c.b_terminations),
+  length: (c) => (c.length === null || c.length === undefined ? undefined : c.length),
+  tenant: (c) => refValues(c.tenant),
+};
+const CABLE_SHOWN: Partial<Accessors<Cable>> = { tenant: (c) => refName(c.tenant), length: (c) => (c.length === null || c.length === undefined ? undefined : `${c.length} ${c.length_unit?.value ?? ''}`.trim()) };
+
+const RACK_ACCESSORS: Accessors<Rack> = {
+  name: (r) => r.name,
+  site: (r) => refValues(r.site),
+  status: (r) => r.status?.value ?? undefined,
+  role: (r) => refValues(r.role),
+  tenant: (r) => refValues(r.tenant),
+  u_height: (r) => r.u_height ?? undefined,
+  device_count: (r) => r.device_count ?? undefined,
+  facility_id: (r) => (r.facility_id === '' ? undefined : (r.facility_id ?? undefined)),
+};
+const RACK_SHOWN: Partial<Accessors<Rack>> = { site: (r) => r.site?.slug ?? refName(r.site), role: (r) => refName(r.role), tenant: (r) => refName(r.tenant) };
+
+/** Each entity's accessors (conditions), how its values are shown, and the name its row goes by. */
+const READERS = {
+  vlans: { acc: VLAN_ACCESSORS, shown: VLAN_SHOWN, name: (v: Vlan) => `${v.name} (${v.vid})` },
+  prefixes: { acc: PREFIX_ACCESSORS, shown: PREFIX_SHOWN, name: (p: Prefix) => p.prefix },
+  cables: { acc: CABLE_ACCESSORS, shown: CABLE_SHOWN, name: (c: Cable) => String(CABLE_ACCESSORS.label?.(c) ?? c.id) },
+  racks: { acc: RACK_ACCESSORS, shown: RACK_SHOWN, name: (r: Rack) => r.name },
+} as const;
 
 /** A condition's values as NetBox filter values, when they can be sent as they are. */
 function plainValues(c: Where): readonly Scalar[] | undefined {
@@ -214,12 +282,22 @@ export async function runNetBoxQuery(query: Query, client: NetBoxClient, options
       for (const s of walked.items as Site[]) run.add(s);
       return outcome(run, SITE_ACCESSORS, SITE_SHOWN, projectWith(SITE_ACCESSORS, SITE_SHOWN, (s) => s.name));
     }
+    case 'vlans':
+    case 'prefixes':
+    case 'cables':
+    case 'racks': {
+      const r = READERS[entity] as unknown as { acc: Accessors<unknown>; shown: Partial<Accessors<unknown>>; name: (item: unknown) => string };
+      const run = new QueryRun<unknown>(planned, r.acc, r.shown);
+      for (const item of walked.items) run.add(item);
+      return outcome(run, r.acc, r.shown, projectWith(r.acc, r.shown, r.name));
+    }
   }
 }
 
 /** A page of rows NetBox already cut (its own filters only): the rows as the query's columns show them. */
 function listPage(query: Query, total: number, offset: number, limit: number, items: readonly unknown[], notes: string[], regionOf: (siteId: number | undefined) => Ref): ToolPayload {
-  const run = (query.entity === 'devices' ? { acc: deviceAccessors(regionOf), shown: DEVICE_SHOWN(regionOf) } : query.entity === 'interfaces' ? { acc: INTERFACE_ACCESSORS, shown: {} } : { acc: SITE_ACCESSORS, shown: SITE_SHOWN }) as {
+  const entity = query.entity as Entity;
+  const run = (entity === 'devices' ? { acc: deviceAccessors(regionOf), shown: DEVICE_SHOWN(regionOf) } : entity === 'interfaces' ? { acc: INTERFACE_ACCESSORS, shown: {} } : entity === 'sites' ? { acc: SITE_ACCESSORS, shown: SITE_SHOWN } : READERS[entity]) as {
     acc: Accessors<unknown>;
     shown: Partial<Accessors<unknown>>;
   };
@@ -235,7 +313,7 @@ export function registerNetBoxQueryTool(kit: BoundedTools, client: NetBoxClient,
     name: 'query',
     title: 'Query NetBox',
     description:
-      'One typed query over NetBox devices, interfaces or sites: where (and/or/not over eq, in, contains, exists, less/more on fields such as site, role, status, tenant, ' +
+      'One typed query over NetBox devices, interfaces, sites, VLANs, prefixes, cables or racks: where (and/or/not over eq, in, contains, exists, less/more on fields such as site, role, status, tenant, ' +
       'manufacturer, platform, device_type, rack, region, tag, serial; for interfaces device, type, enabled, cabled, speed), what (count; list with limit/offset; breakdown by ' +
       '1-2 fields; top N groups; compare two groups; named fields of one object such as serial, rack, platform). Counts and groups are exact over every matching object. ' +
       'NetBox stores whether an interface is enabled, not its live link state.',
@@ -246,7 +324,8 @@ export function registerNetBoxQueryTool(kit: BoundedTools, client: NetBoxClient,
 }
 
 /** Where each live field's values come from: an organisational list (one request), or a walk of the objects. */
-const VALUE_SOURCES: Readonly<Record<string, NetBoxNameList | 'sites' | 'device_names'>> = {
+type ValueSource = NetBoxNameList | 'sites' | 'device_names' | 'vlan_names' | 'vlan_groups' | 'rack_names';
+const VALUE_SOURCES: Readonly<Record<string, ValueSource>> = {
   site: 'sites',
   role: 'device_roles',
   tenant: 'tenants',
@@ -258,7 +337,15 @@ const VALUE_SOURCES: Readonly<Record<string, NetBoxNameList | 'sites' | 'device_
   device: 'device_names',
 };
 
-const ListValuesFilters = listValuesFilters(NETBOX_QUERY_ENTITIES, FIELD_NAMES, 'Fields of that entity whose values are names (site, role, tenant, manufacturer, platform, device_type, region, tag, device name...).');
+/** Where one entity's field takes its values from: an entity's own names, IPAM roles for VLANs and prefixes, else by field. */
+function sourceOf(entity: string, field: string): ValueSource | undefined {
+  if (field === 'name') return ({ sites: 'sites', devices: 'device_names', vlans: 'vlan_names', racks: 'rack_names' } as const)[entity as 'sites'];
+  if (field === 'role' && (entity === 'vlans' || entity === 'prefixes')) return 'ipam_roles';
+  if (field === 'group') return entity === 'vlans' ? 'vlan_groups' : undefined;
+  return VALUE_SOURCES[field];
+}
+
+const ListValuesFilters = listValuesFilters(NETBOX_QUERY_ENTITIES, FIELD_NAMES, 'Fields of that entity whose values are names (site, role, tenant, manufacturer, platform, device_type, region, tag, device name, VLAN name or group, rack...).');
 
 export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient, options: NetBoxQueryOptions): void {
   kit.registerList({
@@ -273,7 +360,7 @@ export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient
       const fields = valueFields(NETBOX_DOMAIN, filters.entity, filters.fields);
       const out: { field: string; value: string; label?: string }[] = [];
       for (const field of fields) {
-        const source = field === 'name' ? (filters.entity === 'sites' ? 'sites' : filters.entity === 'devices' ? 'device_names' : undefined) : VALUE_SOURCES[field];
+        const source = sourceOf(filters.entity, field);
         if (source === undefined) continue;
         const values = new Set<string>();
         // NetBox's name of a slug ("Arista EOS" of eos, "Platform Engineering" of platform): people say either.
@@ -285,6 +372,14 @@ export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient
         if (source === 'sites') {
           const sites = await client.walk('sites', {}, options.walk, ctx.signal);
           for (const s of sites.items) if (typeof s.slug === 'string' && s.slug !== '') labelled(s.slug, s.name);
+        } else if (source === 'vlan_names' || source === 'vlan_groups') {
+          for (const v of (await client.walk('vlans', {}, options.walk, ctx.signal)).items) {
+            if (values.size >= LIST_VALUES_LIMITS.maxValues) break;
+            if (source === 'vlan_names') values.add(v.name);
+            else if (typeof v.group?.slug === 'string' && v.group.slug !== '') labelled(v.group.slug, v.group.name);
+          }
+        } else if (source === 'rack_names') {
+          for (const r of (await client.walk('racks', {}, options.walk, ctx.signal)).items) if (values.size < LIST_VALUES_LIMITS.maxValues) values.add(r.name);
         } else if (source === 'device_names') {
           // Names only, page by page, up to maxValues (and the walk's request budget).
           const pageOf = (offset: number) => client.page('devices', {}, { limit: client.maxPageSize, offset, fields: ['id', 'name'] }, ctx.signal);

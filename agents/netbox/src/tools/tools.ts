@@ -311,7 +311,7 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
     name: 'get_netbox_object',
     title: 'Get one NetBox object',
     description:
-      'One site, device, interface, cable, module, VLAN, prefix or IP address, by id or by its name (a site by slug, a prefix by CIDR, an IP by address).',
+      'One site, rack, device, interface, cable, module, VLAN, prefix or IP address, by id or by its name (a site by slug, a prefix by CIDR, an IP by address).',
     input: GetObjectInput,
     output: OBJECT_OUTPUT,
     run: async (args, ctx) => {
@@ -322,6 +322,7 @@ export function registerNetBoxTools(kit: BoundedTools, client: NetBoxClient, opt
         sites: 'slug',
         devices: 'name',
         interfaces: 'name',
+        racks: 'name',
         cables: 'label',
         modules: 'serial',
         vlans: 'name',

@@ -1,6 +1,6 @@
 import type { JsonObject, JsonValue } from '@flotilla/bounded-tools';
 import type { ItemOf, NetBoxModel } from '../client/netbox-client.js';
-import type { Cable, Device, Interface, IpAddress, Module, Prefix, Site, Vlan } from '../client/schemas.js';
+import type { Cable, Device, Interface, IpAddress, Module, Prefix, Rack, Site, Vlan } from '../client/schemas.js';
 
 /** Drop undefined, null and empty values so compact rows stay compact. */
 export function compact(entries: Record<string, JsonValue | undefined | null>): JsonObject {
@@ -85,6 +85,10 @@ export function moduleRow(m: Module): JsonObject {
   return compact({ id: m.id, device: refName(m.device), bay: refName(m.module_bay), type: m.module_type?.model, status: m.status?.value, serial: m.serial });
 }
 
+export function rackRow(r: Rack): JsonObject {
+  return compact({ id: r.id, name: r.name, site: refSlug(r.site), status: r.status?.value, tenant: refName(r.tenant), u_height: r.u_height ?? undefined, device_count: r.device_count ?? undefined });
+}
+
 export function vlanRow(v: Vlan): JsonObject {
   return compact({ id: v.id, vid: v.vid, name: v.name, site: refSlug(v.site), group: refName(v.group), status: v.status?.value, role: refSlug(v.role) });
 }
@@ -122,6 +126,8 @@ export function rowOf<M extends NetBoxModel>(model: M, item: ItemOf<M>): JsonObj
       return deviceRow(item as Device);
     case 'interfaces':
       return interfaceRow(item as Interface);
+    case 'racks':
+      return rackRow(item as Rack);
     case 'cables':
       return cableRow(item as Cable);
     case 'modules':

@@ -35,6 +35,7 @@ export const MODEL_PATHS = [
   'dcim/platforms',
   'tenancy/tenants',
   'extras/tags',
+  'ipam/roles',
 ] as const;
 export type ModelPath = (typeof MODEL_PATHS)[number];
 
@@ -182,6 +183,8 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
     for (const x of list) for (const t of x.tags) tagged.set(t.slug, (tagged.get(t.slug) ?? 0) + 1);
   }
 
+  const vlanGroups = new Set(estate.vlans.flatMap((v) => (v.group === null ? [] : [v.group.slug])));
+  const vlanGroupIds = new Set(estate.vlans.flatMap((v) => (v.group === null ? [] : [v.group.id])));
   const models = [
     named('dcim/regions', 'Region', estate.regions.map((r) => ({ ...r, site_count: regionSites.get(r.id) ?? 0 }))),
     named('dcim/manufacturers', 'Manufacturer', estate.manufacturers.map((m) => ({ ...m, devicetype_count: manufacturerTypes.get(m.id) ?? 0 }))),
@@ -195,6 +198,7 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
     named('dcim/platforms', 'Platform', estate.platforms.map((p) => ({ ...p, device_count: platformDevices(p.id) }))),
     named('tenancy/tenants', 'Tenant', TENANTS.map((t) => ({ ...t, device_count: tenantDevices(t.id) }))),
     named('extras/tags', 'Tag', estate.tags.map((t) => ({ ...t, description: '', tagged_items: tagged.get(t.slug) ?? 0 }))),
+    named('ipam/roles', 'Role', estate.ipamRoles.map((r) => ({ ...r, prefix_count: estate.prefixes.filter((p) => p.role?.id === r.id).length, vlan_count: estate.vlans.filter((v) => v.role?.id === r.id).length }))),
     compileModel({
       path: 'dcim/sites',
       verbose: 'Site',
@@ -222,6 +226,7 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
         name: { kind: 'char', key: (r) => r.name },
         ...siteFilters(l, (r: NetBoxRack) => r.site),
         status: { kind: 'choice', key: (r) => r.status.value, choices: choices(STATUS.rack) },
+        ...tenancy<NetBoxRack>(),
         tag: tagFilter(l),
       },
       search: { contains: (r) => [r.name, r.facility_id, r.serial, r.asset_tag, r.description, r.comments] },
@@ -308,6 +313,7 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
           device: { kind: 'char', key: (c) => endDevices(c).map((d) => d.name) },
           site_id: { kind: 'number', key: (c) => endDevices(c).map((d) => d.site.id) },
           site: { kind: 'char', key: (c) => endDevices(c).map((d) => d.site.slug) },
+          ...tenancy<NetBoxCable>(),
           tag: tagFilter(l),
         };
         return filters;
@@ -339,7 +345,10 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
         name: { kind: 'char', key: (v) => v.name },
         ...siteFilters(l, (v: NetBoxVlan) => v.site),
         role: { kind: 'model-slug', key: (v) => v.role?.slug ?? null, exists: (slug) => l.ipamRoles.has(slug) },
+        group: { kind: 'model-slug', key: (v) => v.group?.slug ?? null, exists: (slug) => vlanGroups.has(slug) },
+        group_id: { kind: 'model-id', key: (v) => v.group?.id ?? null, exists: (id) => vlanGroupIds.has(id) },
         status: { kind: 'choice', key: (v) => v.status.value, choices: choices(STATUS.vlan) },
+        ...tenancy<NetBoxVlan>(),
         tag: tagFilter(l),
       },
       search: {
@@ -408,6 +417,9 @@ export function compileModels(estate: NetBoxEstate): ReadonlyMap<ModelPath, Mode
         },
         ...siteFilters(l, (p: NetBoxPrefix) => p.site),
         vlan_id: { kind: 'model-id', key: (p) => p.vlan?.id ?? null, exists: (id) => l.vlanIds.has(id) },
+        // PrefixFilterSet.vlan_vid: a NumberFilter on vlan__vid (no existence check).
+        vlan_vid: { kind: 'number', key: (p) => (p.vlan === null ? [] : [p.vlan.vid]) },
+        ...tenancy<NetBoxPrefix>(),
         role: { kind: 'model-slug', key: (p) => p.role?.slug ?? null, exists: (slug) => l.ipamRoles.has(slug) },
         status: { kind: 'choice', key: (p) => p.status.value, choices: choices(STATUS.prefix) },
         is_pool: { kind: 'bool', key: (p) => p.is_pool },

@@ -270,7 +270,7 @@ describe('authentication, routing, stats', () => {
     const status = await call('/api/status/', { token: null });
     expect(status).toMatchObject({ status: 200, body: { 'netbox-version': '4.1.6' } });
     expect((await call('/api/', {})).body).toMatchObject({ dcim: `${sim.url}/api/dcim/` });
-    expect((await call('/api/ipam/')).body).toEqual({ vlans: `${sim.url}/api/ipam/vlans/`, prefixes: `${sim.url}/api/ipam/prefixes/`, 'ip-addresses': `${sim.url}/api/ipam/ip-addresses/` });
+    expect((await call('/api/ipam/')).body).toEqual({ vlans: `${sim.url}/api/ipam/vlans/`, prefixes: `${sim.url}/api/ipam/prefixes/`, 'ip-addresses': `${sim.url}/api/ipam/ip-addresses/`, roles: `${sim.url}/api/ipam/roles/` });
   });
 
   it('is read-only, and answers unknown paths and objects 404', async () => {
