@@ -74,8 +74,8 @@ interface Reply {
   readonly metadata: Readonly<Record<string, unknown>>;
 }
 
-async function ask(client: Client, question: string): Promise<Reply> {
-  const result = await client.sendMessage(textRequest(question, randomUUID()));
+async function ask(client: Client, question: string, contextId: string = randomUUID()): Promise<Reply> {
+  const result = await client.sendMessage(textRequest(question, contextId));
   if (!('artifacts' in result)) throw new Error(`a message, not a task: ${JSON.stringify(result)}`);
   const artifact = result.artifacts[0];
   const answer = (artifact?.parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : [])).join('\n');
