@@ -269,10 +269,13 @@ export function respondTyped<M>(options: TypedAnswerOptions, typed: TypedQuestio
   let memory: M | undefined = remember(query, total, 0, 0);
   // A list comes back as the kit's page envelope (item_kind, total, offset, returned, next_offset, items).
   const kind = typeof b.item_kind === 'string' ? 'list' : b.kind;
-  // Nothing matched and a name compared with is none the estate holds: that is said first, not a bare 0.
+  // Nothing matched and a name compared with is none the estate holds, or a word was only guessed at: that is said
+  // first, not a bare 0.
   if (total === 0 && (typed.unknown ?? []).length > 0 && kind !== 'fields') {
     const names = (typed.unknown ?? []).join(', ');
     out.push(`I could not find any: ${names} is not one ${options.system} has (names are compared exactly); check the spelling, or ask for the list of values.`);
+  } else if (total === 0 && typed.inferred.length > 0 && kind !== 'fields') {
+    out.push(`I could not find any, reading the question as I guessed it (I ${typed.inferred.join('; ')}): check that reading, or say it another way.`);
   }
   if (kind === 'count') {
     out.push(`${total} ${noun(total)} match.${lead.length === 0 ? ` (${describeQuery(entity, query)}.)` : ''}`);

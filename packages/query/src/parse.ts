@@ -360,8 +360,12 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     const values = it.senses.filter((s): s is Extract<Sense, { k: 'value' }> => s.k === 'value');
     if (values.length < 2) continue;
     const i = idx(it);
-    const neighbour = [near(i, -1), near(i, 1)].map((n) => senseOf(n, 'field')?.field);
-    const byNeighbour = values.find((v) => neighbour.includes(v.field));
+    // The nearer field word decides ("which namespaces does the payments team use": team, right beside it).
+    const left = near(i, -1);
+    const right = near(i, 1);
+    const gap = (n: Item | undefined): number => (n === undefined ? Number.POSITIVE_INFINITY : Math.abs(idx(n) - i));
+    const neighbour = (gap(right) <= gap(left) ? [right, left] : [left, right]).map((n) => senseOf(n, 'field')?.field);
+    const byNeighbour = neighbour.map((f) => values.find((v) => v.field === f)).find((v) => v !== undefined);
     const ranked = [...values].sort((a, b) => (field(b.field)?.rank ?? 0) - (field(a.field)?.rank ?? 0));
     const chosen = byNeighbour ?? ranked[0];
     if (chosen === undefined) continue;
@@ -489,6 +493,18 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
       num.used = true;
       atoms.push({ where: { op: 'eq', field: numberField.name, value: num.num }, field: numberField.name, at: i + 1, negated: false });
     }
+  }
+
+  // "vlan 30", "mtu 9000": a number right after a number field's word is its value.
+  for (let i = 0; i + 1 < items.length; i += 1) {
+    const f = senseOf(items[i], 'field');
+    const num = items[i + 1];
+    const decl = f === undefined ? undefined : field(f.field);
+    const word = items[i];
+    if (word === undefined || word.used || decl?.type !== 'number' || num?.kind !== 'num' || num.used || num.num === undefined) continue;
+    word.used = true;
+    num.used = true;
+    atoms.push({ where: { op: 'eq', field: decl.name, value: num.num }, field: decl.name, at: i, negated: false });
   }
 
   // "named x", "called x", "containing x", "like x": the entity's name.
@@ -650,7 +666,11 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
       if (it === undefined || gf === undefined || it.used) continue;
       let k = i - 1;
       while (k >= 0 && isG(items[k], 'filler')) k -= 1;
-      if (!isG(items[k], 'which') || items.slice(i + 1).every((x) => !x.senses.some((s) => s.k === 'entity'))) continue;
+      // "which namespaces have out-of-sync apps" (the entity's noun after it), or "which namespaces does the payments
+      // team use" (no noun of an entity anywhere: the field's values are what is asked).
+      const nounAfter = items.slice(i + 1).some((x) => x.senses.some((s) => s.k === 'entity'));
+      const noNoun = !ownEntity && it.text.endsWith('s');
+      if (!isG(items[k], 'which') || (!nounAfter && !noNoun)) continue;
       it.used = true;
       byFields.push(gf);
       whichGroups = true;
@@ -779,6 +799,15 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   // "what repos can the fraud-prod project use": of one object, "which <field>" asks for that field, not its groups.
   if (namesOne && whichGroups && what?.kind === 'breakdown' && what.by.every((f) => field(f)?.projection === true)) what = { kind: 'fields', fields: [...what.by, ...projected].slice(0, QUERY_LIMITS.maxFields) };
 
+  // "the version of every cluster": a field a list's rows show anyway is applied by showing it.
+  if (what === undefined || what.kind === 'list') {
+    for (const it of items) {
+      const f = senseOf(it, 'field');
+      if (!it.used && f !== undefined && it.senses.every((x) => x.k === 'field') && (entity.rowFields ?? []).includes(f.field) && !conditionsOf(where).some((c) => c.field === f.field)) it.used = true;
+    }
+  }
+  // "compare a and b by degraded apps": a comparison's "by" says what is counted, not a grouping.
+  if (what?.kind === 'compare') for (const it of items) if (!it.used && isG(it, 'by')) it.used = true;
   const counted = items.some((it) => isG(it, 'count'));
   if (what === undefined && counted) what = { kind: 'count' };
   const explicitWhat = what !== undefined || items.some((it) => isG(it, 'list', 'which'));

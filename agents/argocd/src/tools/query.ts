@@ -64,6 +64,7 @@ function applicationAccessors(clusters: ClusterNames, sets: GeneratedBy = new Ma
       return all.filter((r): r is string => typeof r === 'string');
     },
     path: (a) => sourcesOf(a).map((s) => s.path ?? s.chart).filter((p): p is string => p !== undefined),
+    chart: (a) => sourcesOf(a).map((s) => s.chart).filter((c): c is string => c !== undefined && c !== ''),
     auto_sync: (a) => a.spec?.syncPolicy?.automated !== undefined && a.spec?.syncPolicy?.automated !== null,
     self_heal: (a) => a.spec?.syncPolicy?.automated?.selfHeal === true,
     prune: (a) => a.spec?.syncPolicy?.automated?.prune === true,

@@ -65,6 +65,11 @@ export const INTERFACES: EntityDecl = {
   words: ['interfaces', 'interface', 'ports', 'port', 'nics', 'nic', 'links', 'uplinks', 'ifaces', 'iface'],
   nameField: 'name',
   rowFields: ['device', 'name', 'type', 'enabled', 'cabled', 'speed'],
+  // Port speeds as people say them: the interface types of that speed (NetBox's speed is often not set).
+  phrases: [
+    { words: ['1g', '1 gig', '1gbe', 'gigabit'], where: { op: 'in', field: 'type', values: ['1000base-t', '1000base-x-sfp', '1000base-x-gbic'] } },
+    { words: ['10g', '10 gig', '10gbe', 'ten gig', 'tengig'], where: { op: 'in', field: 'type', values: ['10gbase-t', '10gbase-x-sfpp', '10gbase-cx4', '10gbase-x-xfp', '10gbase-x-xenpak', '10gbase-x-x2'] } },
+  ],
   fields: [
     { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'interface name', 'port name'], exec: 'upstream', rank: 0 },
     // A device's interfaces are asked by the device's name: a device name is the interfaces' `device`.
@@ -118,7 +123,7 @@ export const INTERFACES: EntityDecl = {
     { name: 'mtu', label: 'MTU', type: 'number', words: ['mtu', 'mtus', 'jumbo'], exec: 'upstream', groupable: true, projection: true },
     { name: 'mac_address', label: 'MAC address', type: 'text', words: ['mac', 'mac address', 'mac addresses', 'hardware address'], exec: 'tool', projection: true },
     { name: 'description', label: 'description', type: 'text', words: ['description', 'descriptions'], exec: 'tool', projection: true },
-    { name: 'cable_peer', label: 'cable peer', type: 'text', words: ['cable peer', 'peer', 'connected to', 'other end', 'far end', 'neighbor', 'neighbour'], exec: 'not_read', note: 'list_cables shows both ends of the cables of a device.' },
+    { name: 'cable_peer', label: 'cable peer', type: 'text', words: ['cable peer', 'peer', 'neighbor', 'neighbour'], exec: 'not_read', note: 'ask "cables of <device>": each cable\'s row shows both of its ends.' },
     { name: 'link_state', label: 'live link state', type: 'text', words: ['link state', 'oper status', 'operational status', 'link status'], exec: 'not_read', note: 'NetBox stores whether an interface is enabled, not its live link state.' },
     { name: 'utilisation', label: 'live traffic', type: 'text', words: ['bandwidth', 'utilisation', 'utilization', 'traffic', 'throughput', 'load', 'errors', 'drops'], exec: 'not_read', note: 'NetBox keeps inventory, not live traffic: ask your monitoring (Prometheus, SNMP) for it.' },
   ],
