@@ -89,7 +89,19 @@ export function unknownNames(lexicon: Lexicon, query: Query): string[] {
 }
 
 /** Fields whose values the lexicon reads from the estate (the declared `live` ones), by entity. */
-const liveFields = (domain: DomainDecl): readonly (readonly [entity: string, fields: readonly string[]])[] => domain.entities.map((e) => [e.name, e.fields.filter((f) => f.live === true).map((f) => f.name)]);
+const liveFields = (domain: DomainDecl): readonly (readonly [entity: string, fields: readonly string[]])[] => domain.entities.map((e) => [e.name, e.fields.filter((f) => f.live === true && f.liveFrom === undefined).map((f) => f.name)]);
+
+/** The live values of fields that take another field's (`liveFrom`), copied from what was read. */
+function shareLive(domain: DomainDecl, values: Record<string, Record<string, LiveValue[]>>): void {
+  for (const e of domain.entities) {
+    for (const f of e.fields) {
+      if (f.live !== true || f.liveFrom === undefined) continue;
+      const [from, field] = f.liveFrom.split('.');
+      const shared = values[from ?? '']?.[field ?? ''];
+      if (shared !== undefined) (values[e.name] ??= {})[f.name] = shared;
+    }
+  }
+}
 
 /** The lexicon's refresh and bounds: pages read per entity (100 values each), how long a lexicon is kept, how long a question waits for the first. */
 export const LIVE_LEXICON_LIMITS = { ttlMs: 300_000, retryMs: 10_000, pagesPerEntity: 100, pageSize: 100, firstWaitMs: 2_000 } as const;
@@ -125,6 +137,7 @@ export function liveParser(domain: DomainDecl, callTool: CallTool, options: { re
         if (result.body.has_more !== true) break;
       }
     }
+    shareLive(domain, values);
     parser = createParser(domain, values);
     options.metrics?.storeEntries.set({ store: 'lexicon' }, parser.lexicon.liveCount);
     live = true;

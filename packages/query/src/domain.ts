@@ -30,6 +30,11 @@ export interface FieldDecl {
   readonly values?: readonly FieldValue[];
   /** Its values come from the live data into the lexicon (cluster names, projects...). */
   readonly live?: boolean;
+  /**
+   * Its live values are another entity's field's ("entity.field": a project's destination clusters are the clusters'
+   * names): read once, for that field, not again for this one.
+   */
+  readonly liveFrom?: string;
   readonly exec: FieldExecution;
   /** May be asked as a named field of one object ("what image is X running"). */
   readonly projection?: boolean;

@@ -121,6 +121,8 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     const lexicon = parser.lexicon;
     const parsed = parseOnce(parser, question);
     const marks = parsed.edit;
+    // Whether the conversation's last answer was a typed one, which this question may edit.
+    let lastTyped = false;
     if (parsed.kind !== 'action') {
       // While both readers run, the intent rules keep the questions they read completely and whose answer shape they
       // have (lists and counts); the typed reading takes breakdowns, rankings, comparisons, named fields, follow-ups
@@ -129,7 +131,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       // The conversation's memory is read only when the question may continue a typed answer.
       const continues = old.intent === 'next_page' || marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
       const memory = continues ? await options.memoryStore?.load(contextId) : undefined;
-      const lastTyped = memory?.query !== undefined;
+      lastTyped = memory?.query !== undefined;
       // A question that points back at an answer the rules gave ("and how many of those…") is theirs to go on with:
       // read on its own, it would answer about the whole estate.
       if (memory !== undefined && !lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd)) return undefined;
@@ -140,7 +142,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       if (parsed.kind === 'empty' || parsed.query === undefined) return undefined;
       if (old.intent === 'help') return undefined;
       // Clusters, projects and application sets are the typed reading's alone: it says what it did not apply.
-      if (parsed.query.entity !== ARGOCD_DOMAIN.defaultEntity && marks.ownEntity) return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), editsOf(marks));
+      if (parsed.query.entity !== ARGOCD_DOMAIN.defaultEntity && marks.ownEntity) return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), lastTyped && editsOf(marks));
       const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
       const shape = parsed.query?.what.kind;
       const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || shape === 'fields';
@@ -156,10 +158,10 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       if (oldSure && !ownShape && !editsTyped && !negation && namesKnown(old, lexicon) && sameFields(old, parsed.query)) return undefined;
       // The entity was only guessed from a name ("anything named fraud-api": an application set's name, and part of
       // applications'): the rules, sure of their reading (a search across kinds), keep it.
-      if (oldSure && !marks.ownEntity && parsed.query.entity !== ARGOCD_DOMAIN.defaultEntity) return undefined;
+      if (oldSure && old.intent === 'search' && !marks.ownEntity && parsed.query.entity !== ARGOCD_DOMAIN.defaultEntity) return undefined;
       if (old.intent === 'next_page') return undefined;
     }
-    return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), editsOf(marks));
+    return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), lastTyped && editsOf(marks));
   }
   return {
     graph: workflow.graph,

@@ -73,9 +73,9 @@ export const INTERFACES: EntityDecl = {
   fields: [
     { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'interface name', 'port name'], exec: 'upstream', rank: 0 },
     // A device's interfaces are asked by the device's name: a device name is the interfaces' `device`.
-    { name: 'device', label: 'device', type: 'name', words: ['device', 'on device', 'switch name', 'device name'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 6 },
-    { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'dc', 'location'], live: true, exec: 'upstream', rank: 6 },
-    { name: 'role', label: 'device role', type: 'name', words: ['role', 'device role', 'roles'], values: ROLE_VALUES, live: true, exec: 'upstream', rank: 5 },
+    { name: 'device', label: 'device', type: 'name', words: ['device', 'on device', 'switch name', 'device name'], live: true, liveFrom: 'devices.name', exec: 'upstream', groupable: true, projection: true, rank: 6 },
+    { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'dc', 'location'], live: true, liveFrom: 'devices.site', exec: 'upstream', rank: 6 },
+    { name: 'role', label: 'device role', type: 'name', words: ['role', 'device role', 'roles'], values: ROLE_VALUES, live: true, liveFrom: 'devices.role', exec: 'upstream', rank: 5 },
     {
       name: 'type',
       label: 'type',
@@ -137,10 +137,10 @@ export const SITES: EntityDecl = {
   nameField: 'name',
   rowFields: ['name', 'status', 'region', 'facility', 'device_count'],
   fields: [
-    { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'site name'], live: true, exec: 'upstream', rank: 6 },
+    { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'site name'], live: true, liveFrom: 'devices.site', exec: 'upstream', rank: 6 },
     { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [...STATUS_VALUES, { value: 'retired', words: ['retired', 'closed'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
-    { name: 'region', label: 'region', type: 'name', words: ['region', 'regions', 'continent'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 2 },
-    { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 3 },
+    { name: 'region', label: 'region', type: 'name', words: ['region', 'regions', 'continent'], live: true, liveFrom: 'devices.region', exec: 'upstream', groupable: true, projection: true, rank: 2 },
+    { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner'], live: true, liveFrom: 'devices.tenant', exec: 'upstream', groupable: true, projection: true, rank: 3 },
     { name: 'facility', label: 'facility', type: 'text', words: ['facility', 'facility id', 'building', 'colo', 'colocation'], exec: 'tool', projection: true },
     { name: 'time_zone', label: 'time zone', type: 'text', words: ['time zone', 'timezone', 'tz'], exec: 'tool', groupable: true, projection: true },
     { name: 'device_count', label: 'device count', type: 'number', words: [], exec: 'tool', projection: true },
@@ -149,8 +149,8 @@ export const SITES: EntityDecl = {
 
 /** IPAM roles of VLANs and prefixes (NetBox's ipam/roles): the estate's own come in live beside them. */
 const IPAM_ROLE_WORDS = ['role', 'roles', 'purpose', 'function', 'used for'];
-const TENANT: FieldDecl = { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner', 'owners', 'owned by', 'customer', 'business unit'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 3 };
-const SITE: FieldDecl = { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'datacentre', 'dc', 'location', 'pop', 'facility'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 6 };
+const TENANT: FieldDecl = { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner', 'owners', 'owned by', 'customer', 'business unit'], live: true, liveFrom: 'devices.tenant', exec: 'upstream', groupable: true, projection: true, rank: 3 };
+const SITE: FieldDecl = { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'datacentre', 'dc', 'location', 'pop', 'facility'], live: true, liveFrom: 'devices.site', exec: 'upstream', groupable: true, projection: true, rank: 6 };
 
 export const VLANS: EntityDecl = {
   name: 'vlans',
@@ -187,7 +187,7 @@ export const PREFIXES: EntityDecl = {
     SITE,
     { name: 'vlan', label: 'VLAN ID', type: 'number', words: ['vlan', 'vlan id', 'on vlan', 'vid'], exec: 'upstream', groupable: true, projection: true },
     { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [{ value: 'active', words: ['active', 'in use', 'live'] }, { value: 'container', words: ['container', 'containers'] }, { value: 'reserved', words: ['reserved'] }, { value: 'deprecated', words: ['deprecated', 'retired'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
-    { name: 'role', label: 'role', type: 'name', words: IPAM_ROLE_WORDS, live: true, exec: 'upstream', groupable: true, projection: true, rank: 5 },
+    { name: 'role', label: 'role', type: 'name', words: IPAM_ROLE_WORDS, live: true, liveFrom: 'vlans.role', exec: 'upstream', groupable: true, projection: true, rank: 5 },
     TENANT,
     { name: 'is_pool', label: 'a pool', type: 'bool', values: [{ value: 'true', words: ['pool', 'pools', 'address pool', 'ip pool'] }], exec: 'upstream', groupable: true, projection: true },
     { name: 'family', label: 'address family', type: 'enum', words: ['family', 'address family', 'ip version'], values: [{ value: '4', words: ['ipv4', 'v4', 'ip4'] }, { value: '6', words: ['ipv6', 'v6', 'ip6'] }], exec: 'tool', groupable: true, projection: true },
@@ -234,8 +234,8 @@ export const CABLES: EntityDecl = {
     },
     { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [{ value: 'connected', words: ['connected', 'in place', 'installed', 'live'] }, { value: 'planned', words: ['planned', 'to be installed', 'future'] }, { value: 'decommissioning', words: ['decommissioning', 'being removed', 'to be removed'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
     // A cable's ends: the devices (and interfaces) at either end. NetBox filters cables by device and by site.
-    { name: 'device', label: 'device at either end', type: 'name', words: ['device', 'devices', 'on device', 'attached to', 'connected to', 'plugged into'], live: true, exec: 'upstream', groupable: true, projection: true, multi: true, rank: 6 },
-    { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'dc', 'location'], live: true, exec: 'upstream', rank: 6 },
+    { name: 'device', label: 'device at either end', type: 'name', words: ['device', 'devices', 'on device', 'attached to', 'connected to', 'plugged into'], live: true, liveFrom: 'devices.name', exec: 'upstream', groupable: true, projection: true, multi: true, rank: 6 },
+    { name: 'site', label: 'site', type: 'name', words: ['site', 'sites', 'datacenter', 'data center', 'dc', 'location'], live: true, liveFrom: 'devices.site', exec: 'upstream', rank: 6 },
     { name: 'a_end', label: 'A end', type: 'text', words: ['a end', 'a side', 'a-side', 'near end'], exec: 'tool', projection: true },
     { name: 'b_end', label: 'B end', type: 'text', words: ['b end', 'b side', 'b-side', 'far end', 'other end'], exec: 'tool', projection: true },
     { name: 'length', label: 'length', type: 'number', words: ['length', 'lengths', 'how long'], exec: 'tool', projection: true },
