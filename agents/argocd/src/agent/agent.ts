@@ -151,7 +151,6 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       // typed answer, which names the words it did not apply, is the one that does not mislead.
       const disagree = oldSure && (old.intent === 'list_applications' || old.intent === 'refine') && !sameFields(old, parsed.query) && parsed.unapplied.length <= 2;
       if (!typedAnswers(parsed) && !disagree) return undefined;
-      // A negation is the typed reading's: the rules' "not" attaches to a word by its pattern, not by the sentence.
       // A negation is the typed reading's (the rules' "not" attaches to a word by its pattern, not by the sentence),
       // unless the question has several parts, which the rules answer one by one.
       const negation = hasNot(parsed.query.where) && questionParts(question).length < 2;

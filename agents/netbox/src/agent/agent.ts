@@ -108,10 +108,10 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     if (parsed.kind === 'empty' || parsed.query === undefined) return undefined;
     // VLANs, prefixes, cables and racks named by the question are the typed reading's alone (it says what it did not
     // apply); a prefix's free or used addresses and a search stay with the rules.
-    if (TYPED_ONLY.has(parsed.query.entity) && marks.ownEntity && !(['prefix_free', 'prefix_used', 'search', 'help', 'next_page'] as NetBoxIntent[]).includes(old.intent)) return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
+    if (TYPED_ONLY.has(parsed.query.entity) && marks.ownEntity && !(['search', 'help', 'next_page'] as NetBoxIntent[]).includes(old.intent)) return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
     if (!typedAnswers(parsed)) return undefined;
     const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
-    // What the typed query does not model (search, cables, VLANs, prefixes, addresses, batches) stays with the rules;
+    // What the typed query does not model (search, a prefix's addresses, site batches) stays with the rules;
     // so does a reading the typed parser only guessed ("xyz9" as a device name) where the rules are sure.
     // A refinement of a typed answer ("only the offline ones") edits its query: the rules hold no list to refine.
     const refinesTyped = lastTyped && old.intent === 'refine';
