@@ -277,6 +277,7 @@ export function respondTyped<M>(options: TypedAnswerOptions, typed: TypedQuestio
   const total = Number(b.total ?? 0);
   const label = (f: string): string => fieldOf(entity, f)?.label ?? f;
   const noun = (n: number): string => (n === 1 ? entity.singular : entity.plural);
+  const matches = (n: number): string => (n === 1 ? 'matches' : 'match');
   const bodyNotes = Array.isArray(b.notes) ? b.notes.filter((n): n is string => typeof n === 'string') : [];
   const out: string[] = [];
   let memory: M | undefined = remember(query, total, 0, 0);
@@ -291,7 +292,7 @@ export function respondTyped<M>(options: TypedAnswerOptions, typed: TypedQuestio
     out.push(`I could not find any, reading the question as I guessed it (I ${typed.inferred.join('; ')}): check that reading, or say it another way.`);
   }
   if (kind === 'count') {
-    out.push(`${total} ${noun(total)} match.${lead.length === 0 ? ` (${describeQuery(entity, query)}.)` : ''}`);
+    out.push(`${total} ${noun(total)} ${matches(total)}.${lead.length === 0 ? ` (${describeQuery(entity, query)}.)` : ''}`);
   } else if (kind === 'compare') {
     const [a, c] = Array.isArray(b.counts) ? b.counts.map(Number) : [0, 0];
     const groups = query.what.kind === 'compare' ? query.what.groups : undefined;
@@ -335,7 +336,7 @@ export function respondTyped<M>(options: TypedAnswerOptions, typed: TypedQuestio
     const end = offset + items.length;
     const columns = [...new Set(items.flatMap((i) => Object.keys(i)))];
     if (offset >= total && total > 0) out.push(`No more: that was all ${total} ${noun(total)}.`);
-    else out.push(total === 0 ? `No ${entity.plural} match (${describeQuery(entity, query).replace(/, listed$/, '')}).` : `${total} ${noun(total)} match${total > items.length ? `; rows ${offset + 1}-${end}` : ''}:`);
+    else out.push(total === 0 ? `No ${entity.plural} match (${describeQuery(entity, query).replace(/, listed$/, '')}).` : `${total} ${noun(total)} ${matches(total)}${total > items.length ? `; rows ${offset + 1}-${end}` : ''}:`);
     if (items.length > 0) out.push(markdownTable(items, columns, cellText));
     if (end < total) out.push(`Say "next page" for more.`);
     memory = remember(query, total, offset, end);
