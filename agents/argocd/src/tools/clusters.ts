@@ -27,6 +27,8 @@ export interface ClusterNames {
   matches(destination: Destination | null | undefined, wanted: string): boolean;
   /** Set when the cluster list could not be read: names were derived from URLs (say so in answers). */
   readonly degraded: string | undefined;
+  /** Every cluster's name (the local one too): what a destination of any cluster (`*`) allows. */
+  readonly all: readonly string[];
 }
 
 export const CLUSTER_DIRECTORY_LIMITS = {
@@ -75,6 +77,7 @@ export function clusterNames(clusters: readonly Cluster[], degraded?: string): C
   const resolve = (wanted: string): ClusterIdentity | undefined => byName.get(wanted) ?? byServer.get(normaliseServer(wanted));
   return {
     degraded,
+    all: [...byName.keys()],
     nameOf: (destination) => identityOf(destination)?.name ?? 'unknown',
     resolve,
     matches(destination, wanted) {

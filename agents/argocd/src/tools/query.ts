@@ -95,13 +95,13 @@ const CLUSTER_ACCESSORS: Accessors<Cluster> = {
 };
 
 /** A project's destinations as `cluster/namespace` (`*` where any is allowed); a cluster is its name or URL, resolved to the name. */
-function projectAccessors(clusters: ClusterNames, all: readonly string[]): Accessors<Project> {
+function projectAccessors(clusters: ClusterNames): Accessors<Project> {
   const dests = (p: Project) => p.spec?.destinations ?? [];
   const clusterOf = (d: { name?: string | undefined; server?: string | undefined }): string => (d.name !== undefined && d.name !== '' ? d.name : d.server === '*' ? '*' : clusters.nameOf(d));
   // A destination of any cluster ('*') allows every one: "projects that can deploy to x" includes it.
   const clustersOf = (p: Project): string[] => {
     const named = [...new Set(dests(p).map(clusterOf))];
-    return named.includes('*') ? [...new Set([...named, ...all])] : named;
+    return named.includes('*') ? [...new Set([...named, ...clusters.all])] : named;
   };
   return {
     name: (p) => p.metadata.name,
@@ -113,9 +113,6 @@ function projectAccessors(clusters: ClusterNames, all: readonly string[]): Acces
     roles: (p) => (p.spec?.roles ?? []).map((r) => r.name ?? '?'),
   };
 }
-
-/** Every cluster's name, for destinations that allow any ('*'). */
-const clusterNames = async (client: ArgoCdClient, signal: AbortSignal): Promise<string[]> => (await client.listClusters(signal)).map((c) => c.name ?? c.server);
 
 /** The errors an ApplicationSet reports: its conditions of an error type that hold. */
 const appSetErrors = (set: ApplicationSet): string[] => (set.status?.conditions ?? []).filter((c) => c.status === 'True' && /error/i.test(c.type ?? '')).map((c) => cut(c.message ?? c.type ?? '') ?? '');
@@ -168,19 +165,28 @@ function projectApplication(app: Application, fields: readonly string[], acc: Ac
 /** Project and label conditions at the top of the where, as Argo CD's own filters (the rest is evaluated here). */
 function pushdown(where: Where | undefined): { projects?: string[]; selector?: string } {
   const projects: string[] = [];
+  for (const part of conjuncts(where)) {
+    if ((part.op !== 'eq' && part.op !== 'in') || part.field !== 'project' || projects.length > 0) continue;
+    projects.push(...(part.op === 'eq' ? [part.value] : part.values).map(String));
+  }
+  const selector = labelSelector(where, LABEL_FIELDS);
+  return { ...(projects.length === 0 ? {} : { projects }), ...(selector === undefined ? {} : { selector }) };
+}
+
+/** Conditions on label fields at the top of the where (`labels`: field → label key), as a Kubernetes label selector. */
+function labelSelector(where: Where | undefined, labels: Readonly<Record<string, string>>): string | undefined {
   const selector: string[] = [];
   for (const part of conjuncts(where)) {
     const negated = part.op === 'not' ? part.of : undefined;
     const c = negated ?? part;
     if (c.op !== 'eq' && c.op !== 'in') continue;
     const values = (c.op === 'eq' ? [c.value] : c.values).map(String);
-    if (c.field === 'project' && negated === undefined && projects.length === 0) projects.push(...values);
-    const key = LABEL_FIELDS[c.field];
+    const key = labels[c.field];
     if (key !== undefined && values.every((v) => /^[a-z0-9]([\w.-]*[a-z0-9])?$/i.test(v) && v.length <= 63)) {
       selector.push(negated === undefined ? (values.length === 1 ? `${key}=${values[0]}` : `${key} in (${values.join(',')})`) : `${key} notin (${values.join(',')})`);
     }
   }
-  return { ...(projects.length === 0 ? {} : { projects }), ...(selector.length === 0 ? {} : { selector: selector.join(',') }) };
+  return selector.length === 0 ? undefined : selector.join(',');
 }
 
 async function runApplications(query: Query, client: ArgoCdClient, directory: ClusterDirectory, signal: AbortSignal): Promise<ToolPayload> {
@@ -234,20 +240,6 @@ function projectPlain<T>(item: T, fields: readonly string[], acc: Accessors<T>):
   return out;
 }
 
-/** The team label, at the top of the where, as the ApplicationSet list's own label selector. */
-function appSetSelector(where: Where | undefined): string | undefined {
-  const parts: string[] = [];
-  for (const part of conjuncts(where)) {
-    const negated = part.op === 'not' ? part.of : undefined;
-    const c = negated ?? part;
-    if ((c.op !== 'eq' && c.op !== 'in') || c.field !== 'team') continue;
-    const values = (c.op === 'eq' ? [c.value] : c.values).map(String);
-    if (!values.every((v) => /^[a-z0-9]([\w.-]*[a-z0-9])?$/i.test(v) && v.length <= 63)) continue;
-    parts.push(negated === undefined ? (values.length === 1 ? `team=${values[0]}` : `team in (${values.join(',')})`) : `team notin (${values.join(',')})`);
-  }
-  return parts.length === 0 ? undefined : parts.join(',');
-}
-
 async function runOthers(query: Query, client: ArgoCdClient, directory: ClusterDirectory, signal: AbortSignal): Promise<ToolPayload> {
   switch (query.entity) {
     case 'clusters': {
@@ -257,7 +249,7 @@ async function runOthers(query: Query, client: ArgoCdClient, directory: ClusterD
     }
     case 'projects': {
       const clusters = await directory.names(signal);
-      const acc = projectAccessors(clusters, await clusterNames(client, signal));
+      const acc = projectAccessors(clusters);
       const notes = clusters.degraded === undefined ? [] : [`Cluster names: ${clusters.degraded}.`];
       const run = new QueryRun(query, acc);
       for (const p of await client.listProjects(signal)) run.add(p);
@@ -265,7 +257,7 @@ async function runOthers(query: Query, client: ArgoCdClient, directory: ClusterD
     }
     default: {
       const run = new QueryRun(query, APPSET_ACCESSORS);
-      for (const set of await client.listApplicationSets({ selector: appSetSelector(query.where) }, signal)) run.add(set);
+      for (const set of await client.listApplicationSets({ selector: labelSelector(query.where, { team: 'team' }) }, signal)) run.add(set);
       return outcomeOf(query, run, APPSET_ACCESSORS, []);
     }
   }
@@ -311,7 +303,7 @@ export function registerValuesTool(kit: BoundedTools, client: ArgoCdClient, dire
       if (filters.entity === 'clusters') {
         for (const c of await client.listClusters(ctx.signal)) for (const f of fields) take(f, CLUSTER_ACCESSORS[f]?.(c));
       } else if (filters.entity === 'projects') {
-        const acc = projectAccessors(await directory.names(ctx.signal), await clusterNames(client, ctx.signal));
+        const acc = projectAccessors(await directory.names(ctx.signal));
         for (const p of await client.listProjects(ctx.signal)) for (const f of fields) take(f, acc[f]?.(p));
       } else if (filters.entity === 'applicationsets') {
         for (const set of await client.listApplicationSets({}, ctx.signal)) for (const f of fields) take(f, APPSET_ACCESSORS[f]?.(set));

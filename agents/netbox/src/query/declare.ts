@@ -147,6 +147,11 @@ export const SITES: EntityDecl = {
   ],
 };
 
+/** Statuses VLANs, prefixes and racks share (each adds its own). */
+const IPAM_ACTIVE: DeclaredValue = { value: 'active', words: ['active', 'in use', 'live'] };
+const RESERVED: DeclaredValue = { value: 'reserved', words: ['reserved'] };
+const DEPRECATED: DeclaredValue = { value: 'deprecated', words: ['deprecated', 'retired'] };
+
 /** IPAM roles of VLANs and prefixes (NetBox's ipam/roles): the estate's own come in live beside them. */
 const IPAM_ROLE_WORDS = ['role', 'roles', 'purpose', 'function', 'used for'];
 const TENANT: FieldDecl = { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner', 'owners', 'owned by', 'customer', 'business unit'], live: true, liveFrom: 'devices.tenant', exec: 'upstream', groupable: true, projection: true, rank: 3 };
@@ -167,7 +172,7 @@ export const VLANS: EntityDecl = {
     { name: 'vid', label: 'VLAN ID', type: 'number', words: ['vid', 'vids', 'vlan id', 'vlan ids', 'vlan number', 'vlan tag'], exec: 'upstream', groupable: true, projection: true },
     SITE,
     { name: 'group', label: 'VLAN group', type: 'name', words: ['group', 'groups', 'vlan group', 'vlan groups'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 1 },
-    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [{ value: 'active', words: ['active', 'in use', 'live'] }, { value: 'reserved', words: ['reserved'] }, { value: 'deprecated', words: ['deprecated', 'retired'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
+    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [IPAM_ACTIVE, RESERVED, DEPRECATED], exec: 'upstream', groupable: true, projection: true, rank: 4 },
     { name: 'role', label: 'role', type: 'name', words: IPAM_ROLE_WORDS, live: true, exec: 'upstream', groupable: true, projection: true, rank: 5 },
     TENANT,
     { name: 'description', label: 'description', type: 'text', words: ['description', 'descriptions'], exec: 'tool', projection: true },
@@ -186,7 +191,7 @@ export const PREFIXES: EntityDecl = {
     { name: 'prefix', label: 'prefix', type: 'name', words: ['prefix', 'cidr', 'network', 'subnet'], exec: 'upstream', rank: 2, pattern: /^[0-9a-f:.]+\/\d{1,3}$/ },
     SITE,
     { name: 'vlan', label: 'VLAN ID', type: 'number', words: ['vlan', 'vlan id', 'on vlan', 'vid'], exec: 'upstream', groupable: true, projection: true },
-    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [{ value: 'active', words: ['active', 'in use', 'live'] }, { value: 'container', words: ['container', 'containers'] }, { value: 'reserved', words: ['reserved'] }, { value: 'deprecated', words: ['deprecated', 'retired'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
+    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [IPAM_ACTIVE, { value: 'container', words: ['container', 'containers'] }, RESERVED, DEPRECATED], exec: 'upstream', groupable: true, projection: true, rank: 4 },
     { name: 'role', label: 'role', type: 'name', words: IPAM_ROLE_WORDS, live: true, liveFrom: 'vlans.role', exec: 'upstream', groupable: true, projection: true, rank: 5 },
     TENANT,
     { name: 'is_pool', label: 'a pool', type: 'bool', values: [{ value: 'true', words: ['pool', 'pools', 'address pool', 'ip pool'] }], exec: 'upstream', groupable: true, projection: true },
@@ -255,7 +260,7 @@ export const RACKS: EntityDecl = {
   fields: [
     { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'rack name'], live: true, exec: 'upstream', rank: 2 },
     SITE,
-    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [{ value: 'active', words: ['active', 'in use', 'live'] }, { value: 'planned', words: ['planned', 'future'] }, { value: 'reserved', words: ['reserved'] }, { value: 'available', words: ['available'] }, { value: 'deprecated', words: ['deprecated', 'retired'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
+    { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [IPAM_ACTIVE, { value: 'planned', words: ['planned', 'future'] }, RESERVED, { value: 'available', words: ['available'] }, DEPRECATED], exec: 'upstream', groupable: true, projection: true, rank: 4 },
     { name: 'role', label: 'rack role', type: 'name', words: ['rack role', 'rack roles'], exec: 'tool', groupable: true, projection: true },
     TENANT,
     { name: 'u_height', label: 'height (U)', type: 'number', words: ['height', 'u height', 'units', 'rack units', 'size'], exec: 'tool', groupable: true, projection: true },

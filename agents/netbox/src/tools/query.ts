@@ -359,6 +359,9 @@ export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient
     load: async (filters, ctx) => {
       const fields = valueFields(NETBOX_DOMAIN, filters.entity, filters.fields);
       const out: { field: string; value: string; label?: string }[] = [];
+      // The VLANs, walked once for their names and their groups alike.
+      let vlans: Promise<readonly Vlan[]> | undefined;
+      const vlansOnce = (): Promise<readonly Vlan[]> => (vlans ??= client.walk('vlans', {}, options.walk, ctx.signal).then((w) => w.items));
       for (const field of fields) {
         const source = sourceOf(filters.entity, field);
         if (source === undefined) continue;
@@ -373,7 +376,7 @@ export function registerNetBoxValuesTool(kit: BoundedTools, client: NetBoxClient
           const sites = await client.walk('sites', {}, options.walk, ctx.signal);
           for (const s of sites.items) if (typeof s.slug === 'string' && s.slug !== '') labelled(s.slug, s.name);
         } else if (source === 'vlan_names' || source === 'vlan_groups') {
-          for (const v of (await client.walk('vlans', {}, options.walk, ctx.signal)).items) {
+          for (const v of await vlansOnce()) {
             if (values.size >= LIST_VALUES_LIMITS.maxValues) break;
             if (source === 'vlan_names') values.add(v.name);
             else if (typeof v.group?.slug === 'string' && v.group.slug !== '') labelled(v.group.slug, v.group.name);
