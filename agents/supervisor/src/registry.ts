@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+import type { AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
-import { keepAliveFetch } from '@flotilla/agent-kit';
+import { keepAliveFetch, QUERY_DOMAIN_EXTENSION } from '@flotilla/agent-kit';
+import { createParser, readDomainCard, type Parser } from '@flotilla/query';
 import { describeError, type Logger } from '@flotilla/core';
 import { redactUrl } from '@flotilla/core';
 import { AGENT_STATES, CARD_FAILURE_REASONS, DELEGATION_OUTCOMES, zeroDelegationSeries, type AgentState, type CardFailureReason, type FlotillaMetrics } from '@flotilla/metrics';
@@ -26,6 +29,8 @@ export interface RegisteredAgent {
   readonly error: string | undefined;
   /** An A2A client for it, once its card was read. */
   readonly client: Client | undefined;
+  /** Its typed query's parser, when its card declares the domain (QUERY_DOMAIN_EXTENSION): what routing reads by. */
+  readonly parser: Parser | undefined;
 }
 
 /** Credentials the supervisor sends to an agent that requires them (bearer token or API key headers). */
@@ -45,6 +50,8 @@ export const REGISTRY_LIMITS = {
   cardTimeoutMs: 5_000,
   /** Cards are read again this often, and unreachable agents retried (doubling from 1 s up to this). */
   refreshMs: 60_000,
+  /** A card whose agent has not read its estate's names yet (its query domain says `pending`) is read again this soon. */
+  pendingNamesMs: 2_000,
 } as const;
 
 export interface RegistryOptions {
@@ -170,6 +177,11 @@ interface Entry {
   skills: SkillView[];
   error: string | undefined;
   client: Client | undefined;
+  parser: Parser | undefined;
+  /** The card's domain is there, its live names not read yet: the card is read again soon. */
+  namesPending: boolean;
+  /** A digest of the domain card the parser was built from: rebuilt only when the card changes. */
+  domainDigest: string | undefined;
   retryMs: number;
   timer: NodeJS.Timeout | undefined;
   /** The last failure logged at warn (the same one again is logged at debug). */
@@ -215,6 +227,7 @@ export class AgentRegistry {
       skills: e.skills,
       error: e.error,
       client: e.client,
+      parser: e.parser,
     }));
   }
 
@@ -275,6 +288,9 @@ export class AgentRegistry {
       skills: [],
       error: undefined,
       client: undefined,
+      parser: undefined,
+      namesPending: false,
+      domainDigest: undefined,
       retryMs: 1_000,
       timer: undefined,
       lastWarning: undefined,
@@ -284,6 +300,31 @@ export class AgentRegistry {
     this.entries.set(change.endpoint.id, entry);
     this.report();
     return this.load(entry);
+  }
+
+  /**
+   * The card's typed-query domain, parsed into the parser routing reads questions with. A card without one, or with
+   * one the supervisor cannot read (said once at warn), is routed by its skills alone.
+   */
+  private readDomain(entry: Entry, card: AgentCard): void {
+    const params = card.capabilities?.extensions?.find((e) => e.uri === QUERY_DOMAIN_EXTENSION)?.params;
+    entry.namesPending = false;
+    if (params === undefined) {
+      entry.parser = undefined;
+      entry.domainDigest = undefined;
+      return;
+    }
+    const digest = createHash('sha256').update(JSON.stringify(params)).digest('hex');
+    entry.namesPending = (params as { names?: unknown }).names === 'pending';
+    if (digest === entry.domainDigest) return;
+    entry.domainDigest = digest;
+    const domain = readDomainCard(params);
+    if (domain === undefined) {
+      entry.parser = undefined;
+      this.options.logger.warn({ agent: entry.endpoint.id }, 'its card\'s query-domain extension is not one the supervisor reads: routed by its skills alone');
+      return;
+    }
+    entry.parser = createParser(domain.domain, domain.live);
   }
 
   private async load(entry: Entry): Promise<void> {
@@ -314,13 +355,15 @@ export class AgentRegistry {
         tags: s.tags.slice(0, 20).map((t) => cut(t, 50)),
         examples: s.examples.slice(0, REGISTRY_LIMITS.maxExamples).map((e) => cut(e, 200)),
       }));
+      this.readDomain(entry, card);
       entry.client = client;
       entry.state = 'ready';
       entry.error = undefined;
       entry.retryMs = 1_000;
       entry.lastWarning = undefined;
       this.options.logger.info({ agent: entry.endpoint.id, url, name: entry.name, skills: entry.skills.length }, 'agent registered');
-      this.schedule(entry, this.options.refreshMs ?? REGISTRY_LIMITS.refreshMs);
+      const refreshMs = this.options.refreshMs ?? REGISTRY_LIMITS.refreshMs;
+      this.schedule(entry, entry.namesPending ? Math.min(refreshMs, REGISTRY_LIMITS.pendingNamesMs) : refreshMs);
     } catch (error) {
       // A load for an older URL of this agent: the newer one decides.
       if (this.entries.get(entry.endpoint.id) !== entry || entry.endpoint.url !== url) return;

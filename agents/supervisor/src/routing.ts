@@ -1,18 +1,22 @@
 import { QUESTION_MAX_CHARS } from '@flotilla/agent-kit';
-import { FuzzyIndex } from '@flotilla/query';
+import { FuzzyIndex, type Parser, type ReadWord } from '@flotilla/query';
 import type { SkillView } from './registry.js';
 
 /**
- * The supervisor's rules router: each agent's vocabulary comes from its card (skill tags, names, examples and
- * descriptions), a question's words are scored against it, and the decision is one agent, several in parallel
- * (a question that spans domains), the agent that answered last (a follow-up such as "next page"), or none.
- * Deterministic and offline; an LLM router can replace it behind the same decision type.
+ * The supervisor's rules router. An agent whose card declares its typed query's domain (entities, fields, words and
+ * the live names it holds) is scored by reading the question with that domain's parser: the words its query applies,
+ * weighed by what they are (an entity's noun, a name the estate holds, a declared value, a field...). An agent with
+ * no such card is scored by its card's vocabulary (skill tags, names, examples, descriptions). The decision is one
+ * agent, several in parallel (a question that spans domains), the agent that answered last (a follow-up such as
+ * "next page"), or none. Deterministic and offline; an LLM router can replace it behind the same decision type.
  */
 export interface RoutableAgent {
   readonly id: string;
   readonly name: string;
   readonly description: string;
   readonly skills: readonly SkillView[];
+  /** The agent's typed-query parser, from its card: when present, the question is scored by its reading. */
+  readonly parser?: Parser | undefined;
 }
 
 export type RoutingDecision =
@@ -104,6 +108,71 @@ export function score(question: string, vocab: ReadonlyMap<string, number>): num
   return sum;
 }
 
+/**
+ * What a word the domain's reading applied weighs: the system's own name, its entity's noun and a name its estate holds say most; a
+ * declared value, a phrase or an action a little less; a field's word less again; a word only shaped like a name
+ * (any domain would take it for one) almost nothing.
+ */
+export const READ_WEIGHTS: Readonly<Record<ReadWord['as'], number>> = { system: 3, entity: 3, live: 3, value: 2, phrase: 2, action: 2, field: 1.5, timeverb: 1.5, guess: 0.5 };
+
+/**
+ * A domain's typed reading of the question: the words it applied (none when it reads nothing of it), and whether the
+ * question points back at the answer before it ("what about …", "only …", "of those", a leading "and", no subject).
+ */
+export function typedReading(question: string, parser: Parser, now: number = Date.now()): { readonly words: readonly ReadWord[]; readonly continues: boolean } {
+  const parsed = parser.parse(question.slice(0, ROUTING.maxChars), now);
+  const e = parsed.edit;
+  return { words: parsed.kind === 'empty' ? [] : parsed.read, continues: e.about || e.only || e.anaphora || e.leadingAnd || e.subjectless };
+}
+
+/**
+ * One agent's score of a question; whether its reading names a thing of its domain (an entity or a held name); whether
+ * it only guessed a word to be a name; whether the question points back at the conversation's last answer.
+ */
+interface Scored {
+  readonly id: string;
+  readonly score: number;
+  readonly names: boolean;
+  readonly guesses: boolean;
+  readonly continues: boolean;
+}
+
+/**
+ * The agents' readings weighed against each other: a word shaped like a name that another agent's estate holds is
+ * that agent's ("ams1-sw-001" is a device, not an unknown application), and a word another agent reads as written
+ * counts a quarter where it was only read as a typo ("platforms" is NetBox's field, not a typo of a team).
+ */
+function weigh(readings: readonly { readonly id: string; readonly words?: readonly ReadWord[]; readonly continues?: boolean; readonly vocabulary?: number }[]): Scored[] {
+  // Word by word: "connection" is read as written when another agent reads the phrase "connection errors".
+  const exact = new Set<string>();
+  const held = new Set<string>();
+  for (const r of readings) {
+    for (const w of r.words ?? []) {
+      if (w.corrected === true) continue;
+      for (const part of w.text.split(' ')) exact.add(part);
+      if (w.as === 'live') held.add(w.text);
+    }
+  }
+  return readings.map((r) => {
+    if (r.words === undefined) return { id: r.id, score: r.vocabulary ?? 0, names: true, guesses: false, continues: false };
+    const seen = new Set<string>();
+    let score = 0;
+    let names = false;
+    let guesses = false;
+    for (const w of r.words) {
+      if (seen.has(w.text)) continue;
+      seen.add(w.text);
+      let weight = READ_WEIGHTS[w.as];
+      if (w.as === 'guess' && held.has(w.text)) weight = 0;
+      else if (w.corrected === true && w.text.split(' ').every((part) => exact.has(part))) weight *= 0.25;
+      if (weight > 0 && (w.as === 'entity' || w.as === 'live' || w.as === 'system')) names = true;
+      if (weight > 0 && w.as === 'guess') guesses = true;
+      score += weight;
+    }
+    return { id: r.id, score, names, guesses, continues: r.continues === true };
+  });
+}
+
 /** Follow-ups that continue what the last agent answered. */
 const FOLLOW_UP =
   /^(next|more|continue|keep going|previous|prev|back|page \d+|batch \d+|next (page|batch)|only\b|just\b|and only\b|summary|just the counts|the counts|get all|all of them|try again|retry|quick look|filter\b|narrow\b)/;
@@ -124,11 +193,15 @@ export function route(question: string, agents: readonly RoutableAgent[], last: 
   if (agents.length === 0) return { kind: 'none', reason: 'no_agents' };
   const available = new Set(agents.map((a) => a.id));
   const lastAvailable = last.filter((id) => available.has(id));
-  const vocabs = agents.map((agent) => ({ agent, vocab: vocabulary(agent) }));
-  const ranked = (text: string) =>
-    vocabs
-      .map(({ agent, vocab }) => ({ id: agent.id, score: score(text, vocab) }))
-      .sort((a, b) => b.score - a.score);
+  const now = Date.now();
+  // An agent's typed reading; the card's vocabulary only for an agent whose card declares no domain.
+  const readers = agents.map((agent) => {
+    const parser = agent.parser;
+    if (parser !== undefined) return (text: string) => ({ id: agent.id, ...typedReading(text, parser, now) });
+    const vocab = vocabulary(agent);
+    return (text: string) => ({ id: agent.id, vocabulary: score(text, vocab) });
+  });
+  const ranked = (text: string): Scored[] => weigh(readers.map((read) => read(text))).sort((a, b) => b.score - a.score);
   const whole = ranked(question);
   const best = whole[0];
   // A follow-up goes to the agent that answered last, unless the rest of it (the follow-up words themselves
@@ -138,6 +211,11 @@ export function route(question: string, agents: readonly RoutableAgent[], last: 
     const other = ranked(rest)[0];
     if (other === undefined || lastAvailable.includes(other.id) || other.score < ROUTING.minScore * 2) return { kind: 'followup', agentId: lastAvailable[0], question };
   }
+  // An edit of the last answer ("what about staging?", "only the switches", "and how many of those…") stays with the
+  // agent that gave it while that agent reads something of it; one only another agent reads has moved on ("what
+  // about lon1?" after an Argo CD answer).
+  const lastReading = whole.find((r) => r.id === lastAvailable[0]);
+  if (lastReading !== undefined && lastReading.continues && (lastReading.score > 0 || (best?.score ?? 0) < ROUTING.minScore)) return { kind: 'followup', agentId: lastReading.id, question };
   // Clauses that go to different agents: each agent gets its own part.
   const parts = clauses(question).map((text) => ({ text, top: ranked(text)[0] }));
   const byAgent = new Map<string, string[]>();
@@ -146,12 +224,17 @@ export function route(question: string, agents: readonly RoutableAgent[], last: 
     byAgent.set(part.top.id, [...(byAgent.get(part.top.id) ?? []), part.text]);
   }
   if (byAgent.size > 1) return { kind: 'fanout', parts: [...byAgent.entries()].map(([agentId, texts]) => ({ agentId, question: texts.join('; ') })) };
-  // Nothing matches: in a conversation, the agent it is with answers (it says so when it cannot); else nobody.
+  // Nothing matches: in a conversation, the agent it is with answers (it says so when it cannot); a name no estate is
+  // known to hold is asked of every agent that would read it as one (each says whether it has it); else nobody.
   if (best === undefined || best.score < ROUTING.minScore) {
-    return lastAvailable[0] !== undefined ? { kind: 'followup', agentId: lastAvailable[0], question } : { kind: 'none', reason: 'no_match' };
+    if (lastAvailable[0] !== undefined) return { kind: 'followup', agentId: lastAvailable[0], question };
+    const guessing = whole.filter((r) => r.guesses);
+    if (guessing.length === 1 && guessing[0] !== undefined) return { kind: 'single', agentId: guessing[0].id, question };
+    if (guessing.length > 1) return { kind: 'fanout', parts: guessing.map((r) => ({ agentId: r.id, question })) };
+    return { kind: 'none', reason: 'no_match' };
   }
-  // One question that spans domains: every agent close to the best one is asked it.
-  const close = whole.filter((r) => r.score >= ROUTING.minScore && r.score >= best.score * ROUTING.closeShare);
+  // One question that spans domains: every agent close to the best one that names a thing of its own is asked it.
+  const close = whole.filter((r) => r.score >= ROUTING.minScore && r.score >= best.score * ROUTING.closeShare && (r === best || r.names));
   if (close.length > 1) return { kind: 'fanout', parts: close.map((r) => ({ agentId: r.id, question })) };
   return { kind: 'single', agentId: best.id, question };
 }

@@ -156,7 +156,7 @@ export class Supervisor {
     // Routed over every agent the supervisor knows, reachable or not (an unreachable one keeps its last card): a
     // question for an agent that is down is answered "cannot be reached", never "none of my agents covers that".
     const decision = route(question, all, recalled.last);
-    if (decision.kind === 'none') return withNote(this.nobody(ready, all), readNote);
+    if (decision.kind === 'none') return withNote(isFollowUp(question) && all.length > 0 ? this.nothingToContinue(ready) : this.nobody(ready, all), readNote);
     const parts = (decision.kind === 'fanout' ? decision.parts : [{ agentId: decision.agentId, question: decision.question }]).slice(0, this.options.maxDelegations ?? SUPERVISOR_LIMITS.maxDelegations);
     const total = this.options.answerMaxTokens ?? SUPERVISOR_LIMITS.answerMaxTokens;
     const perReply = Math.min(this.options.replyMaxTokens ?? SUPERVISOR_LIMITS.replyMaxTokens, Math.floor(total / parts.length));
@@ -314,6 +314,18 @@ export class Supervisor {
    * Nothing the supervisor knows covers the question. Every agent that is down is named with why; one whose card
    * was never read may be the one, so the turn fails (it is not answered) rather than claim nobody covers it.
    */
+  /** "next page" in a conversation this supervisor has no earlier answer of: nothing to continue, said as such. */
+  private nothingToContinue(ready: readonly RegisteredAgent[]): SupervisorAnswer {
+    const examples = ready.flatMap((a) => a.skills.flatMap((s) => s.examples.slice(0, 1))).slice(0, 6);
+    return {
+      answer: 'There is no earlier answer in this conversation for me to continue, so I asked no agent. Ask the question itself, for example one of these.',
+      options: examples,
+      data: undefined,
+      metadata: { path: 'none', routed: '', failed: '', delegations: 0 },
+      outcome: 'answered',
+    };
+  }
+
   private nobody(ready: readonly RegisteredAgent[], all: readonly RegisteredAgent[]): SupervisorAnswer {
     if (all.length === 0) {
       return {

@@ -1,4 +1,5 @@
 import { mkdtemp } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -19,6 +20,8 @@ import {
   redisMemoryStore,
   startA2AGate,
   startA2AServer,
+  queryDomainExtension,
+  LIVE_LEXICON_LIMITS,
   toolsReadiness,
   type AgentDescription,
   type AgentTools,
@@ -31,6 +34,7 @@ import {
   type RunningA2AServer,
   type TurnResult,
 } from '@flotilla/agent-kit';
+import type { DomainDecl, Lexicon } from '@flotilla/query';
 import { createFileResultStore, createRedisResultStore, MCP_SERVER_SETTINGS, resultStoreCaps, type ResultStore } from '@flotilla/bounded-tools';
 import { BooleanFlagSchema, FlotillaError, HttpUrlSchema, optionalSecretSchema, type PortSchema, portSetting, type Logger, type Settings, type SettingSpec, type SettingsSpec } from '@flotilla/core';
 import { createMetrics, zeroAgentSeries, type FlotillaMetrics, type TurnOutcome, type WorkflowPath } from '@flotilla/metrics';
@@ -79,6 +83,8 @@ export interface DomainAgentContext<C, I extends string, M, Cfg> {
   readonly lifetime?: AbortSignal | undefined;
   /** The clock time windows are measured from; Date.now unless a test fixes it. */
   readonly now: (() => number) | undefined;
+  /** Told when the domain's lexicon has read the estate's names: the card's query-domain extension then carries them. */
+  readonly onLexicon?: ((lexicon: Lexicon) => void) | undefined;
   readonly config: Cfg;
 }
 
@@ -97,6 +103,11 @@ export interface DomainAgentHooks<I extends string, M, Cfg> {
 export interface DomainAgentDefinition<N extends string, U extends SettingsSpec, C, E extends object, X extends SettingsSpec, I extends string, M> {
   readonly mcp: DomainMcp<N, U, C, E>;
   readonly card: AgentDescription;
+  /**
+   * The domain's typed query, declared on the card (QUERY_DOMAIN_EXTENSION) with the live names its lexicon holds:
+   * the supervisor routes by parsing questions with it.
+   */
+  readonly queryDomain?: DomainDecl;
   /** The card skill each intent belongs to (a metric label); `none` for help and unknown. */
   readonly skillOf: Readonly<Record<I, string>>;
   /** The skill of a turn when its intent alone does not say (a typed query about clusters, not applications). */
@@ -252,6 +263,20 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
     const lifetime = new AbortController();
     const gate = await startA2AGate(common, { agent: name, metrics, logger });
     let upstreamClient: C | undefined;
+    // The card's query-domain extension: the declaration at once, its live names as the lexicon reads them.
+    const published: { server?: RunningA2AServer } = {};
+    let domainExtension = definition.queryDomain === undefined ? undefined : queryDomainExtension(definition.queryDomain);
+    let lexiconRead: () => void = () => undefined;
+    const firstLexicon = new Promise<void>((resolve) => {
+      lexiconRead = resolve;
+    });
+    let prepared = false;
+    const onLexicon = (lexicon: Lexicon): void => {
+      lexiconRead();
+      if (definition.queryDomain === undefined) return;
+      domainExtension = queryDomainExtension(definition.queryDomain, lexicon);
+      published.server?.setExtension(domainExtension);
+    };
     /** The answer over connected tools: their capability index, the domain's workflow and the model's loop over them. */
     const prepare = async (mcp: Client): Promise<AnswerTurn> => {
       const capabilities = await CapabilityIndex.fromClient(mcp);
@@ -278,8 +303,10 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
         metrics,
         lifetime: lifetime.signal,
         now: options.now,
+        onLexicon,
         config,
       });
+      prepared = true;
       /** The rules workflow's answer (the fast path in hybrid mode), and whether it really answered. */
       const rulesTurn = async (question: string, contextId: string, _progress: (note: string) => void, signal?: AbortSignal, classification?: Classification<I>) => {
         const started = performance.now();
@@ -404,6 +431,8 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
       gate.guard.stop();
       throw error;
     }
+    published.server = a2a;
+    if (domainExtension !== undefined) a2a.setExtension(domainExtension);
     // Every turn series exists from the start, at zero: the first failed turn after a start can alert.
     zeroAgentSeries(
       metrics,
@@ -412,6 +441,13 @@ export function defineDomainAgent<N extends string, U extends SettingsSpec, C, E
     );
     // A server that is up is connected before the start returns (the demo asks at once); one that is not stays retried.
     await tools.firstAttempt;
+    // Connected: the card carries the estate's names once the lexicon has read them, waited for as long as a first
+    // question would wait (a supervisor reading the card at once routes by them); a slower read lands on the card later.
+    if (prepared && definition.queryDomain !== undefined) {
+      const waited = new AbortController();
+      await Promise.race([firstLexicon, delay(LIVE_LEXICON_LIMITS.firstWaitMs, undefined, { signal: waited.signal }).catch(() => undefined)]);
+      waited.abort();
+    }
     return {
       url: a2a.url,
       simulator: tools.simulator,

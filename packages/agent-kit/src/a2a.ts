@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { hostname as osHostname, networkInterfaces, type NetworkInterfaceInfo } from 'node:os';
 import express from 'express';
-import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, type AgentCard, type AgentExtension, type AgentSkill } from '@a2a-js/sdk';
 import { DefaultRequestHandler } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
@@ -15,6 +15,7 @@ import { expressHttpServer } from './express-server.js';
 import { answerUnmatched, jsonRpcBinding, restBinding } from './a2a-protocol.js';
 import { TURN_LIMITS, WorkflowExecutor, type AnswerTurn, type TurnLimits } from './executor.js';
 import type { ConversationLock } from './conversation-queue.js';
+import { domainCard, type DomainDecl, type Lexicon } from '@flotilla/query';
 
 export interface AgentDescription {
   readonly name: string;
@@ -87,7 +88,28 @@ export interface RunningA2AServer {
   /** The base URL the card advertises (see {@link advertisedBaseUrl}). */
   readonly url: string;
   readonly cardUrl: string;
+  /**
+   * Puts an extension on the card, or replaces the one of the same URI: what the agent learns after it starts (its
+   * lexicon's live names) is on the card the next time it is read.
+   */
+  setExtension(extension: AgentExtension): void;
   close(): Promise<void>;
+}
+
+/**
+ * The card extension a domain agent declares its typed query's domain in: its entities, fields, words and the live
+ * names it holds (`@flotilla/query`'s DomainCard), which a router parses questions with. Not required of clients.
+ */
+export const QUERY_DOMAIN_EXTENSION = 'https://flotilla.dev/a2a/extensions/query-domain/v1';
+
+/** The card extension of a domain's typed query, with the live names `lexicon` holds (bounded: DOMAIN_CARD_LIMITS). */
+export function queryDomainExtension(domain: DomainDecl, lexicon?: Lexicon): AgentExtension {
+  return {
+    uri: QUERY_DOMAIN_EXTENSION,
+    description: `The ${domain.name} typed query's entities, fields and words, and the names this agent holds: a router parses questions with them.`,
+    required: false,
+    params: domainCard(domain, lexicon),
+  };
 }
 
 /** How the advertised base URL was chosen, for the log line. */
@@ -255,6 +277,14 @@ export async function startA2AServer(options: A2AServerOptions): Promise<Running
   return {
     url,
     cardUrl: `${url}/${AGENT_CARD_PATH}`,
+    setExtension(extension) {
+      // The card object is the one the SDK's card handler serves.
+      const extensions = card.capabilities?.extensions ?? [];
+      const at = extensions.findIndex((e) => e.uri === extension.uri);
+      if (at >= 0) extensions[at] = extension;
+      else extensions.push(extension);
+      if (card.capabilities !== undefined) card.capabilities.extensions = extensions;
+    },
     async close() {
       // Stop taking requests, let turns in flight finish (bounded: the rest are aborted and answered), then close the
       // connections as their last answers go out (a kept-alive connection is not closed by the server on its own),

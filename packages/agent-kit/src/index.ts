@@ -68,6 +68,8 @@ export {
   type A2AAuth,
   presentsToken,
   API_KEY_HEADER,
+  QUERY_DOMAIN_EXTENSION,
+  queryDomainExtension,
 } from './a2a.js';
 export { A2A_LIMITS, jsonRpcBinding, restBinding, type A2AProtocolOptions } from './a2a-protocol.js';
 export { WorkflowExecutor, PROGRESS_NOTE_MAX_CHARS, PROGRESS_MIN_INTERVAL_MS, WORKING_NOTE_AFTER_MS, type AnswerTurn, type ProgressNote } from './executor.js';

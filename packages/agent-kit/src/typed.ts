@@ -107,7 +107,17 @@ function shareLive(domain: DomainDecl, values: Record<string, Record<string, Liv
 export const LIVE_LEXICON_LIMITS = { ttlMs: 300_000, retryMs: 10_000, pagesPerEntity: 100, pageSize: 100, firstWaitMs: 2_000 } as const;
 
 /** A parser over the live estate's names, read through the domain's own tools, refreshed on a TTL. */
-export function liveParser(domain: DomainDecl, callTool: CallTool, options: { readonly clock?: () => number; readonly metrics?: FlotillaMetrics | undefined; readonly lifetime?: AbortSignal | undefined } = {}) {
+export function liveParser(
+  domain: DomainDecl,
+  callTool: CallTool,
+  options: {
+    readonly clock?: () => number;
+    readonly metrics?: FlotillaMetrics | undefined;
+    readonly lifetime?: AbortSignal | undefined;
+    /** Told each time the live names were read (the agent's card then carries them). */
+    readonly onLoad?: ((lexicon: Lexicon) => void) | undefined;
+  } = {},
+) {
   const clock = options.clock ?? Date.now;
   const LIVE_FIELDS = liveFields(domain);
   let parser: Parser = createParser(domain);
@@ -140,6 +150,7 @@ export function liveParser(domain: DomainDecl, callTool: CallTool, options: { re
     shareLive(domain, values);
     parser = createParser(domain, values);
     options.metrics?.storeEntries.set({ store: 'lexicon' }, parser.lexicon.liveCount);
+    options.onLoad?.(parser.lexicon);
     live = true;
     if (complete) loadedAt = clock();
     else failedAt = clock();
@@ -223,7 +234,7 @@ export function planTyped(typed: TypedQuestion, previous: Query | undefined, pre
   }
   if (typed.action !== undefined || typed.query === undefined) return { calls: [], query: undefined, carried: false };
   const multi = presentation.domain === undefined ? new Set<string>() : multiFields(presentation.domain, typed.query.entity);
-  const edited = applyEdit({ kind: 'query', query: typed.query, edit: typed.edit, unapplied: [], corrections: [], inferred: [], notRead: [], clock: false, cut: false }, previous, multi);
+  const edited = applyEdit({ kind: 'query', query: typed.query, edit: typed.edit, unapplied: [], corrections: [], inferred: [], notRead: [], clock: false, cut: false, read: [] }, previous, multi);
   const query = edited?.query ?? typed.query;
   // A list of up to presentation.showWholeMax is shown whole; a longer one a page at a time.
   const args = query.what.kind === 'list' ? { ...query, limit: query.limit ?? presentation.showWholeMax, offset: query.offset ?? 0 } : query;

@@ -88,6 +88,11 @@ export interface ActionDecl {
 
 export interface DomainDecl {
   readonly name: string;
+  /**
+   * Words that name the system itself ("argo cd", "netbox"): they mean "in this system", add no condition, and tell a
+   * router the question is this domain's.
+   */
+  readonly words?: readonly string[];
   readonly entities: readonly EntityDecl[];
   /** The entity a question means when it names none (its fields decide otherwise). */
   readonly defaultEntity: string;

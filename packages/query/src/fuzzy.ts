@@ -123,14 +123,20 @@ export class FuzzyIndex {
     let best: string | undefined;
     let bestDistance = max + 1;
     let tie = false;
+    // Of candidates as near, the one with the word's very letters (two swapped: "devicse" → devices, not device):
+    // a swap is the commonest slip, and a letter added or dropped another word.
+    let swapped: string | undefined;
+    let swaps = 0;
     const seen = new Set<string>();
-    const letters = word.length === 4 ? [...word].sort().join('') : '';
+    const sorted = (w: string): string => [...w].sort().join('');
+    const letters = sorted(word);
     for (const k of keys) {
       for (const candidate of this.#candidates(k)) {
         if (seen.has(candidate)) continue;
         seen.add(candidate);
         const limit = Math.min(max, allowedEdits(candidate.length));
-        if (word.length === 4 && (candidate.length !== 4 || [...candidate].sort().join('') !== letters)) continue;
+        const sameLetters = candidate.length === word.length && sorted(candidate) === letters;
+        if (word.length === 4 && !sameLetters) continue;
         // A typo is in the letters: a word whose numbers differ ("100base-tx", "1000base-t"; "sw-01", "sw-001") is
         // another thing, not a misspelling of it.
         if (numbersOf(word) !== numbersOf(candidate)) continue;
@@ -140,9 +146,18 @@ export class FuzzyIndex {
           best = candidate;
           bestDistance = d;
           tie = false;
-        } else if (d === bestDistance && candidate !== best && !(best !== undefined && sameMeaning?.(candidate, best) === true)) tie = true;
+          swapped = sameLetters ? candidate : undefined;
+          swaps = sameLetters ? 1 : 0;
+        } else if (d === bestDistance && candidate !== best && !(best !== undefined && sameMeaning?.(candidate, best) === true)) {
+          tie = true;
+          if (sameLetters) {
+            swapped = candidate;
+            swaps += 1;
+          }
+        }
       }
     }
+    if (tie && swaps === 1 && swapped !== undefined) return { word: swapped, distance: bestDistance };
     return best === undefined || tie ? undefined : { word: best, distance: bestDistance };
   }
 }

@@ -85,6 +85,8 @@ export class Lexicon {
   readonly fuzzy = new FuzzyIndex();
   /** The spelling of each live value by its lower-case form. */
   readonly spelling = new Map<string, string>();
+  /** The phrases that name the system itself (the domain's `words`). */
+  readonly systemWords = new Set<string>();
   /** The live values of each field, lower-cased, as read ("entity.field" → values). */
   readonly #values = new Map<string, string[]>();
   #liveCount = 0;
@@ -96,6 +98,11 @@ export class Lexicon {
     live?: LiveValues,
   ) {
     for (const [g, words] of GRAMMAR) for (const w of words) this.#add(w, { k: 'g', g }, false);
+    // The system's own name means "here": read, and adding nothing.
+    for (const w of domain.words ?? []) {
+      this.#add(w, { k: 'g', g: 'filler' }, false);
+      this.systemWords.add(tokenize(w.toLowerCase()).join(' '));
+    }
     for (const action of domain.actions ?? []) for (const w of action.words) this.#add(w, { k: 'action', verb: action.verb }, true);
     for (const entity of domain.entities) {
       for (const w of entity.words) this.#add(w, { k: 'entity', entity: entity.name }, true);

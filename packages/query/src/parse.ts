@@ -93,6 +93,20 @@ export interface Parsed {
   readonly clock: boolean;
   /** The question was cut at PARSE_LIMITS. */
   readonly cut: boolean;
+  /** The words a node of the query (or the action) consumed that mean something in this domain, and what each is. */
+  readonly read: readonly ReadWord[];
+}
+
+/**
+ * A word the reading applied, by what it is to the domain: its entity's noun, a field, a declared value, a name the
+ * live data holds, a phrase standing for a condition, a time verb, an action's verb, or a word only shaped like a
+ * name (`guess`). What a router weighs to tell which domain a question is about.
+ */
+export interface ReadWord {
+  readonly text: string;
+  readonly as: 'system' | 'entity' | 'field' | 'value' | 'live' | 'phrase' | 'timeverb' | 'action' | 'guess';
+  /** Read as a typo of a word the domain knows ("platforms" as the team platform), not as written. */
+  readonly corrected?: true;
 }
 
 type ItemKind = 'lex' | 'time' | 'num' | 'name' | 'unknown';
@@ -329,7 +343,8 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     const target = named.find(known) ?? named[0];
     const part = named.find((it) => it !== target);
     const targetValue = senseOf(target, 'value')?.value ?? target?.text;
-    return { kind: 'action', query: undefined, action: { verb: verb.verb, target: targetValue, ...(part === undefined ? {} : { part: senseOf(part, 'value')?.value ?? part.text }) }, edit: noEdit, unapplied: [], clock: false, ...base };
+    const read: ReadWord[] = [{ text: first?.text ?? verb.verb, as: 'action' }, ...named.map((it) => ({ text: it.text, as: known(it) ? ('live' as const) : ('guess' as const) }))];
+    return { kind: 'action', query: undefined, action: { verb: verb.verb, target: targetValue, ...(part === undefined ? {} : { part: senseOf(part, 'value')?.value ?? part.text }) }, edit: noEdit, unapplied: [], clock: false, read, ...base };
   }
 
   const { entity, own: ownEntity } = chooseEntity(domain, items);
@@ -844,7 +859,25 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
   for (const it of items) if (it.kind === 'time' && !it.used) unapplied.push(it.text);
   const query: Query = { entity: entity.name, ...(where === undefined ? {} : { where }), what };
   const anyMeaning = items.some((it) => it.used && !isG(it, 'filler', 'is', 'and'));
-  return { kind: anyMeaning ? 'query' : 'empty', query, edit, unapplied: [...new Set(unapplied)], clock, ...base };
+  const read = items.flatMap((it): ReadWord[] => {
+    if (!it.used && !lexicon.systemWords.has(it.text)) return [];
+    const as = readAs(lexicon, it);
+    return as === undefined ? [] : [{ text: it.text, as, ...(it.corrected === undefined ? {} : { corrected: true as const }) }];
+  });
+  return { kind: anyMeaning ? 'query' : 'empty', query, edit, unapplied: [...new Set(unapplied)], clock, read, ...base };
+}
+
+/** What an applied item is to the domain (undefined: a grammar word or a time window, which every domain reads). */
+function readAs(lexicon: Lexicon, it: Item): ReadWord['as'] | undefined {
+  if (lexicon.systemWords.has(it.text)) return 'system';
+  if (it.kind === 'name' || it.kind === 'unknown') return it.senses.length === 0 ? 'guess' : undefined;
+  const senses = it.senses.filter((s) => s.k !== 'g');
+  if (senses.some((s) => s.k === 'entity')) return 'entity';
+  if (senses.some((s) => s.k === 'value')) return lexicon.lookup(it.corrected === undefined ? it.text : it.text.replace(it.corrected.from, it.corrected.to))?.live === true ? 'live' : 'value';
+  if (senses.some((s) => s.k === 'phrase')) return 'phrase';
+  if (senses.some((s) => s.k === 'field')) return 'field';
+  if (senses.some((s) => s.k === 'timeverb')) return 'timeverb';
+  return undefined;
 }
 
 const noEdit: EditMarks = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: false, ownWhat: false, subjectless: false };

@@ -19,6 +19,8 @@ export interface ArgoCdAgentOptions extends DomainAgentOptions<ArgoIntent, ArgoM
   readonly metrics?: FlotillaMetrics | undefined;
   /** Aborted when the agent closes: the lexicon's reads stop with it. */
   readonly lifetime?: AbortSignal | undefined;
+  /** Told when the lexicon has read the estate's names (the card then carries them for the supervisor's router). */
+  readonly onLexicon?: ((lexicon: Lexicon) => void) | undefined;
 }
 
 /** The intent rules' filter entities, as the typed query's fields. */
@@ -105,7 +107,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     cacheableIntents: CACHEABLE_INTENTS,
     outputSchemas: ARGOCD_OUTPUT_SCHEMAS,
   });
-  const typed = liveParser(ARGOCD_DOMAIN, mcpToolCaller(options.mcp, { schemas: ARGOCD_OUTPUT_SCHEMAS }), { metrics: options.metrics, lifetime: options.lifetime });
+  const typed = liveParser(ARGOCD_DOMAIN, mcpToolCaller(options.mcp, { schemas: ARGOCD_OUTPUT_SCHEMAS }), { metrics: options.metrics, lifetime: options.lifetime, onLoad: options.onLexicon });
   // The estate's names are read as the agent starts, not by its first question.
   void typed.current();
   const now = options.now ?? Date.now;

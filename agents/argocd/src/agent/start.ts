@@ -58,6 +58,7 @@ const SKILL_OF_INTENT: Readonly<Record<ArgoIntent, string>> = {
 export const ARGOCD_AGENT = defineDomainAgent({
   mcp: ARGOCD_MCP,
   card: ARGOCD_AGENT_CARD,
+  queryDomain: ARGOCD_DOMAIN,
   skillOf: SKILL_OF_INTENT,
   // A typed query is an inventory question when it is about clusters, projects or application sets.
   skillOfTurn: (turn) => {

@@ -256,6 +256,7 @@ export const APPLICATIONSETS: EntityDecl = {
 
 export const ARGOCD_DOMAIN: DomainDecl = {
   name: 'argocd',
+  words: ['argo', 'argocd', 'argo cd', 'argo-cd', 'gitops', 'in argo', 'in argocd', 'in argo cd'],
   entities: [APPLICATIONS, CLUSTERS, PROJECTS, APPLICATIONSETS],
   defaultEntity: 'applications',
   actions: [

@@ -1,7 +1,7 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
 import { CONFIDENCE_THRESHOLD, liveParser, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedForRouting, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { conditionsOf, createParser, type Parser, type Query, type Where } from '@flotilla/query';
+import { conditionsOf, createParser, type Lexicon, type Parser, type Query, type Where } from '@flotilla/query';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import { NETBOX_DOMAIN } from '../query/declare.js';
 import { createNetBoxDomain } from './domain.js';
@@ -29,6 +29,8 @@ export interface NetBoxAgentOptions extends DomainAgentOptions<NetBoxIntent, Pro
    * and every few minutes (default true); false: the declared words only, no request of its own.
    */
   readonly liveLexicon?: boolean | undefined;
+  /** Told when the lexicon has read the estate's names (the card then carries them for the supervisor's router). */
+  readonly onLexicon?: ((lexicon: Lexicon) => void) | undefined;
 }
 
 /** The intent rules' filter entities, as the typed query's fields ("state" is cabled or enabled, by its value). */
@@ -83,7 +85,7 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     memoryStore,
   });
   const declaredOnly = createParser(NETBOX_DOMAIN);
-  const live = options.liveLexicon === false ? undefined : liveParser(NETBOX_DOMAIN, mcpToolCaller(options.mcp, { schemas: NETBOX_OUTPUT_SCHEMAS }), { metrics: options.metrics, lifetime: options.lifetime });
+  const live = options.liveLexicon === false ? undefined : liveParser(NETBOX_DOMAIN, mcpToolCaller(options.mcp, { schemas: NETBOX_OUTPUT_SCHEMAS }), { metrics: options.metrics, lifetime: options.lifetime, onLoad: options.onLexicon });
   const typed = { current: (): Promise<Parser> => (live === undefined ? Promise.resolve(declaredOnly) : live.current()) };
   // The estate's names are read as the agent starts, not by its first question.
   void typed.current();

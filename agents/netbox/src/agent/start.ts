@@ -65,6 +65,7 @@ export const SKILL_OF_NETBOX_INTENT: Readonly<Record<NetBoxIntent, string>> = {
 export const NETBOX_AGENT = defineDomainAgent({
   mcp: NETBOX_MCP,
   card: NETBOX_AGENT_CARD,
+  queryDomain: NETBOX_DOMAIN,
   skillOf: SKILL_OF_NETBOX_INTENT,
   // A typed query's skill is its entity's: VLANs and prefixes are IPAM, interfaces and cables connectivity.
   skillOfTurn: (turn) => {

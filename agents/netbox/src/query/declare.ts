@@ -271,6 +271,7 @@ export const RACKS: EntityDecl = {
 
 export const NETBOX_DOMAIN: DomainDecl = {
   name: 'netbox',
+  words: ['netbox', 'net box', 'dcim', 'ipam', 'in netbox', 'source of truth'],
   entities: [DEVICES, INTERFACES, SITES, VLANS, PREFIXES, CABLES, RACKS],
   defaultEntity: 'devices',
   actions: [
