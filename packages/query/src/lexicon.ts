@@ -27,7 +27,7 @@ const GRAMMAR: readonly (readonly [GrammarWord, readonly string[]])[] = [
   ['list', ['list', 'show', 'display', 'give', 'get', 'find', 'tell', 'print', 'enumerate', 'see', 'view', 'fetch', 'return', 'lookup', 'look up', 'check', 'pull up', 'bring up', 'ls']],
   ['which', ['which', 'what', 'whats']],
   ['by', ['per', 'by', 'for each', 'each', 'for every', 'grouped by', 'group by', 'group', 'broken down by', 'split by', 'across', 'in each', 'on each', 'for all', 'bucketed by']],
-  ['breakdown', ['breakdown', 'break down', 'breakdowns', 'distribution', 'split', 'spread', 'histogram', 'mix']],
+  ['breakdown', ['breakdown', 'break down', 'breakdowns', 'distribution', 'split', 'spread', 'histogram', 'mix', 'summary', 'summarise', 'summarize', 'overview', 'rundown']],
   ['most', ['most', 'top', 'largest', 'biggest', 'highest', 'max', 'maximum', 'busiest', 'greatest']],
   ['least', ['least', 'fewest', 'lowest', 'smallest', 'min', 'minimum', 'bottom']],
   ['more', ['more', 'greater', 'larger', 'bigger', 'higher']],

@@ -24,6 +24,9 @@ export function normaliseQuestion(text: string): string {
     .replace(/\bcan't\b/g, 'can not')
     .replace(/\bwon't\b/g, 'will not')
     .replace(/\b([a-z]+)n't\b/g, '$1 not')
+    // The same without the apostrophe, as typed in a hurry ("arent", "doesnt", "cant").
+    .replace(/\b(are|is|was|were|do|does|did|has|have|had|could|would|should|must)nt\b/g, '$1 not')
+    .replace(/\bcant\b/g, 'can not')
     .replace(/\b(what|who|where|how|that|there|it|which)'s\b/g, '$1 is')
     .replace(/'re\b/g, ' are')
     .replace(/'ve\b/g, ' have')

@@ -38,6 +38,31 @@ describe('fuzzy index', () => {
     expect(index.correct('sunc')).toBeUndefined();
   });
 
+  it('of two words as near, takes the one with the very letters of the typo (a swap), and neither when both or none have them', () => {
+    const index = new FuzzyIndex();
+    for (const w of ['devices', 'device', 'routers', 'router']) index.add(w);
+    // "devicse": one swap from devices, one letter more than device.
+    expect(index.correct('devicse')?.word).toBe('devices');
+    expect(index.correct('rotuers')?.word).toBe('routers');
+    // "devicess": one letter more than devices, two from device: the nearest, as before.
+    expect(index.correct('devicess')?.word).toBe('devices');
+    // "devics": a letter short of devices, a letter changed from device: as near, neither a swap.
+    expect(index.correct('devics')).toBeUndefined();
+  });
+
+  it('reads a contraction typed without its apostrophe, and a summary as a breakdown', () => {
+    const parser = createParser(DOMAIN, { boxes: { site: ['oslo'] } });
+    for (const [typed, written] of [
+      ['boxes that arent red', "boxes that aren't red"],
+      ['boxes which dont have a tag', "boxes which don't have a tag"],
+      ['boxes that isnt blue', "boxes that isn't blue"],
+    ] as const) {
+      expect(parser.parse(typed, 0).query, typed).toEqual(parser.parse(written, 0).query);
+      expect(parser.parse(typed, 0).unapplied, typed).toEqual([]);
+    }
+    expect(parser.parse('colour summary of the boxes', 0).query?.what).toEqual({ kind: 'breakdown', by: ['colour'] });
+  });
+
   it('takes one of two words as near when they mean the same, and neither when they do not', () => {
     const index = new FuzzyIndex();
     for (const w of ['switch', 'switches']) index.add(w);

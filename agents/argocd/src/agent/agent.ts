@@ -1,5 +1,5 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { CONFIDENCE_THRESHOLD, typedForRouting, mcpToolCaller, notApplied, oneValue, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { boundedMemoryStore, CONFIDENCE_THRESHOLD, typedForRouting, mcpToolCaller, notApplied, oneValue, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { conditionsOf, type EditMarks, type Lexicon, type Query, type Where } from '@flotilla/query';
 import { liveParser, typedAnswers, typedOf } from './typed.js';
@@ -61,7 +61,9 @@ const asksReasoning = (question: string): boolean => reasoningWords(question).so
 /** A later part with no subject of its own ("…, and which are unhealthy?") continues the list before it. */
 const OWN_SUBJECT = /\b(apps?|applications?|deployments?|services|workloads?|projects?|clusters?|application ?sets?|appsets?)\b/;
 const SCOPE_ENTITIES = ['project', 'cluster', 'namespace', 'env', 'team', 'label', 'repo', 'name_contains', 'application', 'query'];
-const LIST_INTENTS: readonly (ArgoIntent | undefined)[] = ['list_applications', 'refine', 'attention', 'search'];
+const LIST_INTENTS: readonly (ArgoIntent | undefined)[] = ['list_applications', 'refine', 'attention', 'search', 'query', 'query_followup'];
+/** The typed query's fields that scope a part to other applications than the part before it. */
+const SCOPE_FIELDS: ReadonlySet<string> = new Set(['project', 'cluster', 'namespace', 'env', 'team', 'label', 'repo', 'name', 'region', 'tier']);
 
 /** Whether a where negates anything. */
 const hasNot = (w: Where | undefined): boolean => w !== undefined && (w.op === 'not' || ((w.op === 'and' || w.op === 'or') && w.of.some(hasNot)));
@@ -100,8 +102,11 @@ function combine(turns: readonly TurnResult<ArgoIntent>[]): TurnResult<ArgoInten
  */
 export function createArgoCdAgent(options: ArgoCdAgentOptions) {
   const classifier = createArgoCdClassifier({ now: options.now });
+  // One memory for the workflow and the typed reading, which looks at the last answer to tell an edit of it.
+  const memoryStore = options.memoryStore ?? boundedMemoryStore<ArgoMemory>();
   const workflow = createDomainWorkflow({
     ...options,
+    memoryStore,
     classifier,
     domain: createArgoCdDomain({ hasTool: options.capabilities === undefined ? undefined : (name) => options.capabilities?.has(name) === true }),
     cacheableIntents: CACHEABLE_INTENTS,
@@ -132,7 +137,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       const old = classifier.classify(question);
       // The conversation's memory is read only when the question may continue a typed answer.
       const continues = old.intent === 'next_page' || marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
-      const memory = continues ? await options.memoryStore?.load(contextId) : undefined;
+      const memory = continues ? await memoryStore.load(contextId) : undefined;
       lastTyped = memory?.query !== undefined;
       // A question that points back at an answer the rules gave ("and how many of those…") is theirs to go on with:
       // read on its own, it would answer about the whole estate.
@@ -174,28 +179,36 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     /** `classification`: the whole question's, when the caller made it (hybrid mode's router): not made again. */
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<ArgoIntent>): Promise<TurnResult<ArgoIntent>> {
       // Hybrid mode's router read the question already (this agent's `classify`): its typed reading is not made again.
-      const typedReading = classification === undefined ? await typedClassification(question, contextId) : classification.intent === 'query' || classification.intent === 'query_followup' ? classification : undefined;
-      if (typedReading !== undefined) return workflow.ask(question, contextId, signal, typedReading);
+      if (classification !== undefined && (classification.intent === 'query' || classification.intent === 'query_followup')) return workflow.ask(question, contextId, signal, classification);
       const parts = questionParts(question);
-      if (parts.length < 2) return workflow.ask(question, contextId, signal, classification);
-      // Split only where every part is a question the rules read with confidence; else the question is one. Each
-      // part is classified once, here.
-      const classified = parts.map((part) => classifier.classify(part));
-      const confident = classified.every((c) => c.intent !== 'unknown' && c.confidence >= CONFIDENCE_THRESHOLD);
-      if (!confident) return workflow.ask(question, contextId, signal, classification);
+      // Split where every part is a question one of the readers reads; else the question is one. Each part is
+      // classified once, here.
+      const classified = parts.length < 2 ? [] : parts.map((part) => classifier.classify(part));
+      const parser = parts.length < 2 ? undefined : await typed.current();
+      const parsedParts = parser === undefined ? [] : parts.map((part) => parseOnce(parser, part));
+      const readable = (k: number): boolean => {
+        const c = classified[k];
+        const parsed = parsedParts[k];
+        return (c !== undefined && c.intent !== 'unknown' && c.confidence >= CONFIDENCE_THRESHOLD) || (parsed !== undefined && typedAnswers(parsed));
+      };
+      if (parts.length < 2 || !parts.every((_, k) => readable(k))) {
+        const typedReading = classification === undefined ? await typedClassification(question, contextId) : undefined;
+        return workflow.ask(question, contextId, signal, typedReading ?? classification);
+      }
       const turns: TurnResult<ArgoIntent>[] = [];
       for (const [k, part] of parts.entries()) {
         const previous = turns[turns.length - 1];
         const c = classified[k];
-        if (c === undefined) break;
-        const continues =
-          previous !== undefined &&
-          LIST_INTENTS.includes(previous.intent) &&
-          c.intent === 'list_applications' &&
-          !OWN_SUBJECT.test(part.toLowerCase()) &&
-          !SCOPE_ENTITIES.some((name) => c.entities[name] !== undefined);
-        // A continued part is asked as another question ("of those, …"): classified by the workflow.
-        turns.push(await workflow.ask(continues ? `of those, ${part}` : part, contextId, signal, continues ? undefined : c));
+        const parsed = parsedParts[k];
+        if (c === undefined || parsed === undefined) break;
+        // A later part with no subject or scope of its own ("…, and which are unhealthy?") narrows the part before it.
+        const scoped = SCOPE_ENTITIES.some((name) => c.entities[name] !== undefined) || conditionsOf(parsed.query?.where).some((x) => SCOPE_FIELDS.has(x.field));
+        const continues = previous !== undefined && LIST_INTENTS.includes(previous.intent) && !OWN_SUBJECT.test(part.toLowerCase()) && !parsed.edit.ownEntity && !scoped;
+        // A continued part is asked as another question ("of those, …"), read as an edit of the part before it: by
+        // the typed reading when the part before was typed, else by the rules.
+        const text = continues ? `of those, ${part}` : part;
+        const reading = (await typedClassification(text, contextId)) ?? (continues ? undefined : c);
+        turns.push(await workflow.ask(text, contextId, signal, reading));
       }
       return combine(turns);
     },

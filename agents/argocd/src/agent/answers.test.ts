@@ -110,6 +110,31 @@ describe('answers that never mislead (issue 17)', () => {
     expect(turn.answer).not.toContain('| name |');
   });
 
+  it('a two-part question the rules do not read is answered part by part by the typed reading, a later part without a subject narrowing the one before', async () => {
+    const versions = [...new Set(estate.clusters.flatMap((c) => (c.info.serverVersion === undefined ? [] : [c.info.serverVersion])))];
+    for (const version of versions) {
+      const running = estate.clusters.filter((c) => c.info.serverVersion === version);
+      const degraded = apps.filter((a) => a.status.health.status === 'Degraded');
+      const turn = await ask(`which clusters run ${version}, and how many apps are degraded?`);
+      const [first, second] = turn.answer.split('\n\n2. ');
+      expect(first, version).toMatch(new RegExp(`^1\\. ${running.length} clusters? match`));
+      for (const c of running) expect(first).toContain(c.name);
+      expect(second, version).toMatch(new RegExp(`^${applications(degraded.length)}\\b`));
+    }
+    // "…, and how many of them are degraded?": the second part has no subject, and counts within the first's answer.
+    const manual = (a: (typeof apps)[number]): boolean => a.spec.syncPolicy?.automated === undefined || a.spec.syncPolicy.automated === null;
+    for (const cluster of estate.clusters.slice(0, 4).map((c) => c.name)) {
+      const inCluster = apps.filter((a) => clusterOf(a) === cluster && manual(a));
+      for (const health of ['Degraded', 'Progressing']) {
+        const turn = await ask(`which apps in ${cluster} don't auto-sync, and how many of them are ${health.toLowerCase()}?`);
+        const [first, second] = turn.answer.split('\n\n2. ');
+        expect(first, cluster).toMatch(new RegExp(`^1\\. ${applications(inCluster.length)} match`));
+        // Said as read: the first part's scope carried over, then the count.
+        expect(second, `${cluster} ${health}`).toMatch(new RegExp(`^\\(Read as: applications whose cluster is ${cluster}, auto-sync is off and health is ${health}, counted \\(carried over[^\\n]*\\n${applications(inCluster.filter((a) => a.status.health.status === health).length)}\\b`));
+      }
+    }
+  });
+
   it('a two-part question answers both parts, the second narrowing the first', async () => {
     const project = 'payments-prod';
     const inProject = apps.filter((a) => a.spec.project === project);

@@ -1,5 +1,5 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { CONFIDENCE_THRESHOLD, liveParser, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedForRouting, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
+import { boundedMemoryStore, CONFIDENCE_THRESHOLD, liveParser, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedForRouting, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { conditionsOf, createParser, type Lexicon, type Parser, type Query, type Where } from '@flotilla/query';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
@@ -75,7 +75,8 @@ export function sessionMemory(sessions: SessionStore): MemoryStore<ProgressiveSe
  */
 export function createNetBoxAgent(options: NetBoxAgentOptions) {
   const classifier = createNetBoxClassifier();
-  const memoryStore = options.sessions === undefined ? options.memoryStore : sessionMemory(options.sessions);
+  // One memory for the workflow and the typed reading, which looks at the last answer to tell an edit of it.
+  const memoryStore = options.sessions === undefined ? (options.memoryStore ?? boundedMemoryStore<ProgressiveSession>()) : sessionMemory(options.sessions);
   const workflow = createDomainWorkflow({
     ...options,
     classifier,
@@ -101,7 +102,7 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     const old = classifier.classify(question);
     // A prefix's free or used addresses are read from its available-ips by the rules' plan.
     if (old.intent === 'prefix_free' || old.intent === 'prefix_used') return undefined;
-    const memory = old.intent === 'next_page' || follows ? await memoryStore?.load(contextId) : undefined;
+    const memory = old.intent === 'next_page' || follows ? await memoryStore.load(contextId) : undefined;
     const lastTyped = memory?.tool === 'query';
     // A question that points back ("how many of them are staged?") at anything but a typed answer is the rules' to go
     // on with (or to say it cannot): read on its own, it would answer about the whole estate.
