@@ -55,6 +55,8 @@ const GRAMMAR: readonly (readonly [GrammarWord, readonly string[]])[] = [
     'anything', 'something', 'everything', 'everyone', 'own', 'owns', 'all of them', 'right', 'up', 'again', 'yet', 'still', 'else', 'rn', 'btw', 'fyi', 'quick question', 'question', 'tell me', 'show me', 'give me', 'list me',
     'details', 'info', 'information', 'data', 'many', 'much', 'sure', 'yes', 'their respective', 'respective', 'respectively', 'grand', 'across the board', 'hosted', 'there are',
     'currently have', 'we have', 'do we have', 'how', 'up to', 'listing', 'showing', 'listed', 'shown', 'look', 'looking', 'the list of', 'list of',
+    // Asking for fresh data (the answer cache is bypassed by these words; the query is the same).
+    'refresh', 'refreshed', 'fresh', 'uncached', 'latest', 'real time', 'realtime', 'real-time', 'up to date', 'up-to-date',
   ]],
 ];
 

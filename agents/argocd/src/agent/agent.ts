@@ -5,6 +5,7 @@ import { conditionsOf, type EditMarks, type Lexicon, type Query, type Where } fr
 import { liveParser, typedAnswers, typedOf } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
+import { listClassification } from './typed-list.js';
 import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
 
@@ -148,6 +149,19 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       }
       if (parsed.kind === 'empty' || parsed.query === undefined) return undefined;
       if (old.intent === 'help') return undefined;
+      // A list or count of applications that the list plan applies in full is planned as that list (typed-list.ts):
+      // read by the typed reading, executed and presented by the list plan.
+      const editsLast = lastTyped && editsOf(marks);
+      // A search the typed reading reads whole as a filter of applications ("apps matching region=eu") is that list.
+      const searchOfApps = old.intent === 'search' && marks.ownEntity && typedAnswers(parsed);
+      // What neither reader reads a word of the domain in ("what is the weather in amsterdam?") is the rules' to refuse.
+      const readsDomain = parsed.read.some((w) => w.as !== 'guess');
+      if (!editsLast && (old.intent === 'refine' || searchOfApps || (old.intent === 'unknown' && readsDomain))) {
+        const list = listClassification(parsed);
+        if (list !== undefined) return list;
+        // What the typed reading read something of, it answers, naming the words it did not apply.
+        if (old.intent === 'unknown') return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), false);
+      }
       // Clusters, projects and application sets are the typed reading's alone: it says what it did not apply.
       if (parsed.query.entity !== ARGOCD_DOMAIN.defaultEntity && marks.ownEntity) return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), lastTyped && editsOf(marks));
       const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
@@ -169,32 +183,51 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     }
     return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), lastTyped && editsOf(marks));
   }
+  /**
+   * The parts of a question answered one by one: when it has several and each is one either reader reads (the rules
+   * with confidence, or the typed reading applying a word of the domain, naming the ones it did not). Each part is
+   * classified by the rules and parsed once, here.
+   */
+  async function splitOf(question: string) {
+    const parts = questionParts(question);
+    if (parts.length < 2) return undefined;
+    const classified = parts.map((part) => classifier.classify(part));
+    const parser = await typed.current();
+    const parsedParts = parts.map((part) => parseOnce(parser, part));
+    const readable = parts.every((_, k) => {
+      const c = classified[k];
+      const parsed = parsedParts[k];
+      return (c !== undefined && c.intent !== 'unknown' && c.confidence >= CONFIDENCE_THRESHOLD) || (parsed !== undefined && parsed.kind === 'query' && parsed.read.some((w) => w.as !== 'guess'));
+    });
+    return readable ? { parts, classified, parsedParts } : undefined;
+  }
   return {
     graph: workflow.graph,
     /** The question as this agent reads it: its typed query when that is the one to answer, else the rules'. */
     async classify(question: string, contextId: string): Promise<Classification<ArgoIntent>> {
+      // A question answered part by part is read as its parts are: what any part did not apply is not applied.
+      const split = await splitOf(question);
+      if (split !== undefined) {
+        const readings = await Promise.all(split.parts.map(async (part, k) => {
+          const reading = await typedClassification(part, contextId);
+          return reading === undefined ? (split.classified[k] ?? classifier.classify(part)) : typedForRouting(reading);
+        }));
+        const [first] = readings;
+        if (first !== undefined) return { ...first, confidence: Math.min(...readings.map((r) => r.confidence)), unused: readings.flatMap((r) => r.unused ?? []) };
+      }
       const typedReading = await typedClassification(question, contextId);
       return typedReading === undefined ? classifier.classify(question) : typedForRouting(typedReading);
     },
     /** `classification`: the whole question's, when the caller made it (hybrid mode's router): not made again. */
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<ArgoIntent>): Promise<TurnResult<ArgoIntent>> {
-      // Hybrid mode's router read the question already (this agent's `classify`): its typed reading is not made again.
-      if (classification !== undefined && (classification.intent === 'query' || classification.intent === 'query_followup')) return workflow.ask(question, contextId, signal, classification);
-      const parts = questionParts(question);
-      // Split where every part is a question one of the readers reads; else the question is one. Each part is
-      // classified once, here.
-      const classified = parts.length < 2 ? [] : parts.map((part) => classifier.classify(part));
-      const parser = parts.length < 2 ? undefined : await typed.current();
-      const parsedParts = parser === undefined ? [] : parts.map((part) => parseOnce(parser, part));
-      const readable = (k: number): boolean => {
-        const c = classified[k];
-        const parsed = parsedParts[k];
-        return (c !== undefined && c.intent !== 'unknown' && c.confidence >= CONFIDENCE_THRESHOLD) || (parsed !== undefined && typedAnswers(parsed));
-      };
-      if (parts.length < 2 || !parts.every((_, k) => readable(k))) {
+      const split = await splitOf(question);
+      if (split === undefined) {
+        // Hybrid mode's router read the question already (this agent's `classify`): its typed reading is not made again.
+        if (classification !== undefined && (classification.intent === 'query' || classification.intent === 'query_followup')) return workflow.ask(question, contextId, signal, classification);
         const typedReading = classification === undefined ? await typedClassification(question, contextId) : undefined;
         return workflow.ask(question, contextId, signal, typedReading ?? classification);
       }
+      const { parts, classified, parsedParts } = split;
       const turns: TurnResult<ArgoIntent>[] = [];
       for (const [k, part] of parts.entries()) {
         const previous = turns[turns.length - 1];

@@ -11,6 +11,9 @@ import { connectArgoCdToolsInProcess } from '../server.js';
 import { createArgoCdAgent } from './agent.js';
 import { createArgoCdDomain, PRESENTATION } from './domain.js';
 import { createArgoCdClassifier } from './intents.js';
+import { listClassification } from './typed-list.js';
+import { createParser } from '@flotilla/query';
+import { ARGOCD_DOMAIN } from '../query/declare.js';
 
 /**
  * Follow-ups of a count answer: a count leads with the number and shows its rows only when there are at most
@@ -119,8 +122,11 @@ describe('follow-ups of a count answer', () => {
 describe('presentation limits of the domain', () => {
   const classifier = createArgoCdClassifier({ now: () => NOW });
   const domain = createArgoCdDomain();
+  // A list question's classification is the typed reading's, planned as the list (typed-list.ts).
+  const parser = createParser(ARGOCD_DOMAIN, { applications: { env: ['prod'] } });
+  const classify = (question: string) => listClassification(parser.parse(question, 0)) ?? classifier.classify(question);
   const respond = (question: string, results: readonly ToolResult[]) =>
-    domain.respond({ question, classification: classifier.classify(question), results, limitations: [], handling: undefined, probes: [], memory: undefined, contextId: 'x', capabilities: undefined });
+    domain.respond({ question, classification: classify(question), results, limitations: [], handling: undefined, probes: [], memory: undefined, contextId: 'x', capabilities: undefined });
   const result = (tool: string, args: Record<string, unknown>, body: Record<string, unknown>): ToolResult => ({ call: { tool, args }, isError: false, body });
   const countOf = (n: number): ToolResult[] => {
     const items = Array.from({ length: n }, (_, i) => ({ name: `app-${String(i).padStart(3, '0')}`, project: 'p', sync: 'Synced', health: 'Healthy', cluster: 'c' }));

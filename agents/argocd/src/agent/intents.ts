@@ -527,14 +527,11 @@ for (const w of [
   KNOWN_BEFORE_NOUN.add(w);
 }
 
-const APPS = String.raw`\b(apps?|applications?|deployments?|services|workloads?)\b`;
 /**
  * One application named with the singular noun: "show the payments-api-prod application", "application X", "the X
  * app". It asks for that application, not for a list (a hyphenated name, so "the payments app" stays a list).
  */
 const ONE_APP = /(?<![\w./=-])[a-z0-9]+(?:-[a-z0-9]+)+ (?:app|application)(?!s|[\w-])|\b(?:app|application) [a-z0-9]+(?:-[a-z0-9]+)+(?![\w./=-])/;
-const LISTY = String.raw`\b(list|show|which|what|get|give|display|all|every|how many|count|number of|any|find)\b`;
-const NOT_APPSETS = /\b(application ?sets?|appsets?)\b/;
 
 const rules: readonly IntentRule<ArgoIntent>[] = [
   {
@@ -598,29 +595,6 @@ const rules: readonly IntentRule<ArgoIntent>[] = [
       { pattern: ONE_APP, weight: 0.9 },
     ],
     requires: ['application'],
-  },
-  {
-    intent: 'list_applications',
-    complexity: 'simple',
-    patterns: [
-      { pattern: new RegExp(`${LISTY}.*${APPS}`), weight: 0.9 },
-      { pattern: new RegExp(`${APPS}.*\\b(out of sync|out-of-sync|degraded|healthy|unhealthy|synced|progressing|missing|suspended|in|on|for|owned by|with|per|by)\\b`), weight: 0.86 },
-      { pattern: new RegExp(`^${APPS}`), weight: 0.85 },
-      { pattern: /\b(what|which|anything)\b.*\b(is|are) (out of sync|out-of-sync|degraded|unhealthy|progressing|missing|suspended|drifting)\b/, weight: 0.88 },
-      { pattern: /^(what'?s|whats|what is|which are) (out[ -]of[ -]sync|degraded|unhealthy|progressing|missing|suspended|drifting)\b/, weight: 0.88 },
-      { pattern: /\b(failed|failing|running|successful) syncs?\b|\bsyncs? (that )?(have |has )?(failed|succeeded)\b|\b(failed|failing) to (sync|deploy)\b|\bdid (any|a|the)? ?syncs? fail\b/, weight: 0.86 },
-      { pattern: /\bhow many\b|\bnumber of\b/, weight: 0.82 },
-      { pattern: /^(show|list|give)( me)? (everything|all)\b|^everything\b/, weight: 0.85 },
-      { pattern: /\b(sync|health)( status)? (summary|breakdown|overview|counts?)\b/, weight: 0.88 },
-      { pattern: /\bfailed (their|its|the) (last |latest )?sync\b/, weight: 0.88 },
-      { pattern: /\b(what|which|anything)('?s| is| are| has| have)? (got |was |were |been |has been )?(deployed|running|synced|rolled out|updated) (on|to|in|at|since|today|yesterday|this|during|within|over|for)\b|\b(what|anything) (got|was|were|has been) (deployed|synced|rolled out|updated)\b/, weight: 0.86 },
-      // A filter and the noun, in any order ("degraded apps", "apps degraded"): boosts lift it past the threshold.
-      { pattern: new RegExp(APPS), weight: 0.78 },
-    ],
-    // "Problems", "broken", "attention" ask for everything that needs a look: the attention intent.
-    // "show the payments-api-prod application" is that application (application_details), not a list of 819.
-    unless: [NOT_APPSETS, /\b(problems?|issues?|trouble|wrong|attention)\b/, /^(what'?s|what is) broken\b/, ONE_APP],
-    boostedBy: ['sync', 'health', 'env', 'project', 'cluster', 'namespace', 'team', 'label', 'name_contains', 'repo', 'window', 'phase', 'auto_sync', 'group_by'],
   },
 ];
 
