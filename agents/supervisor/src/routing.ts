@@ -138,8 +138,8 @@ interface Scored {
 }
 
 /**
- * The agents' readings weighed against each other: a word shaped like a name that another agent's estate holds is
- * that agent's ("ams1-sw-001" is a device, not an unknown application), and a word another agent reads as written
+ * The agents' readings weighed against each other: a word shaped like a name that another agent's estate holds (or
+ * its domain declares as a value) is that agent's ("ams1-sw-001" is a device, not an unknown application), and a word another agent reads as written
  * counts a quarter where it was only read as a typo ("platforms" is NetBox's field, not a typo of a team).
  */
 function weigh(readings: readonly { readonly id: string; readonly words?: readonly ReadWord[]; readonly continues?: boolean; readonly vocabulary?: number }[]): Scored[] {
@@ -150,7 +150,7 @@ function weigh(readings: readonly { readonly id: string; readonly words?: readon
     for (const w of r.words ?? []) {
       if (w.corrected === true) continue;
       for (const part of w.text.split(' ')) exact.add(part);
-      if (w.as === 'live') held.add(w.text);
+      if (w.as === 'live' || w.as === 'value') held.add(w.text);
     }
   }
   return readings.map((r) => {

@@ -169,6 +169,8 @@ export class Lexicon {
     const same = (a: Sense, b: Sense): boolean => JSON.stringify(a) === JSON.stringify(b);
     if (entry === undefined) this.#phrases.set(key, { senses: [sense], live });
     else if (!entry.senses.some((s) => same(s, sense))) this.#phrases.set(key, { senses: [...entry.senses, sense], live: entry.live === true || live });
+    // A declared value the estate holds too is a live name as well.
+    else if (live && entry.live !== true) this.#phrases.set(key, { ...entry, live: true });
     this.#longest = Math.max(this.#longest, words.length);
     // Typos are corrected towards meaningful single words and names, and grammar words that carry meaning ("which",
     // "count", "breakdown"), never towards filler: a word read as filler would be dropped silently.

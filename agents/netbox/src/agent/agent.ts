@@ -7,6 +7,7 @@ import { NETBOX_DOMAIN } from '../query/declare.js';
 import { createNetBoxDomain } from './domain.js';
 import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
 import { NETBOX_OUTPUT_SCHEMAS } from '../tools/tools.js';
+import { listClassification } from './typed-list.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
 export const CACHEABLE_INTENTS: readonly NetBoxIntent[] = ['query', 'list_sites', 'list_devices', 'device_details', 'site_interfaces', 'device_interfaces', 'prefix_free', 'prefix_used', 'search', 'help'];
@@ -112,6 +113,12 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     // VLANs, prefixes, cables and racks named by the question are the typed reading's alone (it says what it did not
     // apply); a prefix's free or used addresses and a search stay with the rules.
     if (TYPED_ONLY.has(parsed.query.entity) && marks.ownEntity && !(['search', 'help', 'next_page'] as NetBoxIntent[]).includes(old.intent)) return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
+    // Lists of devices and sites are read by the typed reading: planned as NetBox's list when the list applies all of
+    // it (typed-list.ts), else a typed query, which names the words it did not apply.
+    const readsDomain = parsed.read.some((w) => w.as !== 'guess');
+    if (!(lastTyped && follows) && (old.intent === 'list_devices' || old.intent === 'list_sites' || (old.intent === 'unknown' && readsDomain))) {
+      return listClassification(parsed) ?? turn(typedOf(parsed, parser.lexicon), false);
+    }
     if (!typedAnswers(parsed)) return undefined;
     const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
     // What the typed query does not model (search, a prefix's addresses, site batches) stays with the rules;

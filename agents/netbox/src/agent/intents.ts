@@ -180,7 +180,6 @@ const NETBOX_TYPO_VOCABULARY = [
   'available', 'assigned', 'allocated', 'utilisation', 'utilization', 'details', 'status', 'summary', 'tagged', 'uncabled', 'cabled', 'connected', 'disabled', 'enabled', 'many', 'count',
 ];
 
-const LISTY = String.raw`\b(list|show|which|what|get|give|display|all|every|how many|count|any)\b`;
 const INTERFACES = String.raw`\b(interfaces?|ports?|nics?)\b`;
 
 const rules: readonly IntentRule<NetBoxIntent>[] = [
@@ -267,28 +266,6 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
       { pattern: /\b(which|what|where)\b.*\b(rack|site|type|model|role|status|primary ip)\b.*\b[a-z0-9]+(-[a-z0-9]+){2,}|\bwhere is [a-z0-9]+(-[a-z0-9]+){2,}/, weight: 0.9 },
     ],
     requires: ['device'],
-  },
-  {
-    intent: 'list_sites',
-    complexity: 'simple',
-    patterns: [
-      { pattern: new RegExp(`${LISTY}.*\\b(sites|data ?cent(er|re)s|locations|pops)\\b`), weight: 0.9 },
-      { pattern: /^(sites|data ?cent(er|re)s)\b/, weight: 0.9 },
-    ],
-    unless: [/\b(devices?|switch|switches|routers?|firewalls?|servers?|interfaces?|vlans?|cables?|prefix(es)?)\b/],
-  },
-  {
-    intent: 'list_devices',
-    complexity: 'simple',
-    patterns: [
-      { pattern: new RegExp(`${LISTY}.*\\b(devices?|switch|switches|routers?|firewalls?|servers?|pdus?|console servers?|boxes|hardware|equipment)\\b`), weight: 0.9 },
-      { pattern: /^(devices?|switch|switches|routers?|firewalls?|servers?|pdus?)\b/, weight: 0.88 },
-      { pattern: /\b(devices?|switch|switches|routers?|firewalls?|servers?|pdus?)\b.*\b(in|at|are|is|tagged|with)\b/, weight: 0.86 },
-      // A filter and the noun in any order ("failed devices"): the boost lifts it past the threshold.
-      { pattern: /\b(devices?|switch|switches|routers?|firewalls?|servers?|pdus?)\b/, weight: 0.78 },
-    ],
-    unless: [new RegExp(INTERFACES), /\b(cables?|vlans?|prefix(es)?|ips?|addresses)\b/, DEVICE, /(?<![\w.])(\d{1,3}\.){3}\d{1,3}(?![\d.])/],
-    boostedBy: ['site', 'role', 'status', 'tag'],
   },
   {
     intent: 'search',

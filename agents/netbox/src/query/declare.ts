@@ -26,11 +26,22 @@ const ROLE_VALUES: readonly DeclaredValue[] = [
   { value: 'console-server', words: ['console server', 'console servers', 'terminal server', 'terminal servers'] },
 ];
 
+/**
+ * What people call NetBox's usual regions ("APAC", "EMEA"), as the region slugs of the estate; a region of another
+ * name is read by its live name only.
+ */
+const REGION_VALUES: readonly DeclaredValue[] = [
+  { value: 'europe', words: ['european', 'emea', 'eu'] },
+  { value: 'north-america', words: ['north american', 'americas', 'usa'] },
+  { value: 'asia-pacific', words: ['asia pacific', 'apac', 'asia', 'apj'] },
+  { value: 'south-america', words: ['south america', 'latam', 'latin america'] },
+  { value: 'africa', words: ['african'] },
+];
 export const DEVICES: EntityDecl = {
   name: 'devices',
   singular: 'device',
   plural: 'devices',
-  words: ['devices', 'device', 'boxes', 'box', 'hosts', 'host', 'machines', 'machine', 'hardware', 'network devices', 'nodes', 'equipment', 'appliances', 'appliance'],
+  words: ['devices', 'device', 'boxes', 'box', 'hosts', 'host', 'machines', 'machine', 'hardware', 'network devices', 'nodes', 'equipment', 'appliances', 'appliance', 'kit', 'gear', 'network gear'],
   nameField: 'name',
   rowFields: ['name', 'site', 'role', 'status', 'device_type', 'rack'],
   details: ['site', 'role', 'status', 'device_type', 'rack', 'primary_ip', 'platform', 'serial'],
@@ -44,7 +55,7 @@ export const DEVICES: EntityDecl = {
     { name: 'platform', label: 'platform', type: 'name', words: ['platform', 'platforms', 'os', 'operating system', 'software', 'nos'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 3 },
     { name: 'device_type', label: 'device type', type: 'name', words: ['device type', 'device types', 'model', 'models', 'hardware model', 'type', 'types', 'sku'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 2 },
     { name: 'rack', label: 'rack', type: 'name', words: ['rack', 'racks', 'cabinet', 'cabinets'], live: true, exec: 'tool', groupable: true, projection: true, rank: 1 },
-    { name: 'region', label: 'region', type: 'name', words: ['region', 'regions', 'continent', 'geography'], live: true, exec: 'upstream', groupable: true, projection: true, rank: 2 },
+    { name: 'region', label: 'region', type: 'name', words: ['region', 'regions', 'continent', 'geography'], values: REGION_VALUES, live: true, exec: 'upstream', groupable: true, projection: true, rank: 2 },
     { name: 'serial', label: 'serial number', type: 'text', words: ['serial', 'serials', 'serial number', 'serial numbers', 'sn', 's/n'], exec: 'tool', projection: true },
     { name: 'asset_tag', label: 'asset tag', type: 'text', words: ['asset tag', 'asset tags', 'asset number', 'asset id'], exec: 'tool', projection: true },
     { name: 'tag', label: 'tag', type: 'name', words: ['tag', 'tags', 'tagged', 'tagged with', 'labelled', 'labeled'], live: true, exec: 'upstream', multi: true, groupable: true, projection: true, rank: 1 },
@@ -139,7 +150,7 @@ export const SITES: EntityDecl = {
   fields: [
     { name: 'name', label: 'name', type: 'name', words: ['name', 'names', 'site name'], live: true, liveFrom: 'devices.site', exec: 'upstream', rank: 6 },
     { name: 'status', label: 'status', type: 'enum', words: ['status', 'statuses', 'state'], values: [...STATUS_VALUES, { value: 'retired', words: ['retired', 'closed'] }], exec: 'upstream', groupable: true, projection: true, rank: 4 },
-    { name: 'region', label: 'region', type: 'name', words: ['region', 'regions', 'continent'], live: true, liveFrom: 'devices.region', exec: 'upstream', groupable: true, projection: true, rank: 2 },
+    { name: 'region', label: 'region', type: 'name', words: ['region', 'regions', 'continent'], values: REGION_VALUES, live: true, liveFrom: 'devices.region', exec: 'upstream', groupable: true, projection: true, rank: 2 },
     { name: 'tenant', label: 'tenant', type: 'name', words: ['tenant', 'tenants', 'owner'], live: true, liveFrom: 'devices.tenant', exec: 'upstream', groupable: true, projection: true, rank: 3 },
     { name: 'facility', label: 'facility', type: 'text', words: ['facility', 'facility id', 'building', 'colo', 'colocation'], exec: 'tool', projection: true },
     { name: 'time_zone', label: 'time zone', type: 'text', words: ['time zone', 'timezone', 'tz'], exec: 'tool', groupable: true, projection: true },

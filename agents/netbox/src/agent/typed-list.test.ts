@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { createParser, type Query } from '@flotilla/query';
+import { generateNetBoxEstate } from '@flotilla/simulators';
+import { NETBOX_DOMAIN } from '../query/declare.js';
+import { listClassification, listOfQuery } from './typed-list.js';
+
+/**
+ * A device or site list is read by the typed reading and, when NetBox's list applies all of it, planned as that list
+ * (batched progressively, the filters said). The names are the estate's, as the agent's lexicon reads them.
+ */
+const estate = generateNetBoxEstate();
+const distinct = (xs: readonly string[]): string[] => [...new Set(xs)];
+const parser = createParser(NETBOX_DOMAIN, {
+  devices: {
+    site: distinct(estate.sites.map((s) => s.slug)),
+    role: distinct(estate.devices.map((d) => d.role.slug ?? '')),
+    tag: distinct(estate.devices.flatMap((d) => d.tags.map((t) => t.slug))),
+  },
+});
+
+describe('a typed device or site list, planned as NetBox\'s list', () => {
+  it('reads the phrasings engineers type as the list they mean, every word applied', () => {
+    const table: readonly (readonly [string, string, Record<string, string>])[] = [
+      ['list sites', 'list_sites', {}],
+      ['which data centers do we have?', 'list_sites', {}],
+      ['show all sites', 'list_sites', {}],
+      ['devices in ams1', 'list_devices', { site: 'ams1' }],
+      ['list all devices', 'list_devices', {}],
+      ['which switches are offline in fra1?', 'list_devices', { site: 'fra1', role: 'switch', status: 'offline' }],
+      ['show me the firewalls at lon1', 'list_devices', { site: 'lon1', role: 'firewall' }],
+      ['devices tagged pci', 'list_devices', { tag: 'pci' }],
+      ['sites in apac', 'list_sites', { region: 'asia-pacific' }],
+    ];
+    for (const [question, intent, entities] of table) {
+      const c = listClassification(parser.parse(question, 0));
+      expect(c?.intent, question).toBe(intent);
+      expect(c?.entities, question).toEqual(entities);
+    }
+  });
+
+  it('leaves counts, negations, ORs and other fields to the query tool', () => {
+    expect(listClassification(parser.parse('how many routers are there', 0))).toBeUndefined();
+    expect(parser.parse('how many routers are there', 0).query).toEqual({ entity: 'devices', where: { op: 'eq', field: 'role', value: 'router' }, what: { kind: 'count' } });
+    const cases: readonly Query[] = [
+      { entity: 'devices', where: { op: 'not', of: { op: 'eq', field: 'status', value: 'active' } }, what: { kind: 'list' } },
+      { entity: 'devices', where: { op: 'or', of: [{ op: 'eq', field: 'site', value: 'ams1' }, { op: 'eq', field: 'site', value: 'lon1' }] }, what: { kind: 'list' } },
+      { entity: 'devices', where: { op: 'eq', field: 'manufacturer', value: 'cisco' }, what: { kind: 'list' } },
+      { entity: 'devices', where: { op: 'in', field: 'role', values: ['switch', 'router'] }, what: { kind: 'list' } },
+      { entity: 'interfaces', what: { kind: 'list' } },
+      { entity: 'sites', what: { kind: 'breakdown', by: ['region'] } },
+    ];
+    for (const query of cases) expect(listOfQuery(query), JSON.stringify(query)).toBeUndefined();
+  });
+});
