@@ -51,6 +51,7 @@ export {
   partialMetadata,
   unappliedEntities,
   notApplied,
+  combineTurns,
   createWorkflow,
   rulesModel,
   WORKFLOW_LIMITS,
@@ -163,4 +164,5 @@ export {
   type TypedAnswerOptions,
   type TypedPresentation,
   type TypedQuestion,
+  readableParts,
 } from './typed.js';

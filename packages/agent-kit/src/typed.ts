@@ -1,7 +1,8 @@
 import type { Answer, CallTool, ToolCall, ToolResult } from './domain.js';
 import { markdownTable, toolErrorText } from './present.js';
 import { pageOffset } from './paging.js';
-import { CLASSIFICATION_MEMO, type Classification } from './rules.js';
+import { CLASSIFICATION_MEMO, CONFIDENCE_THRESHOLD, type Classification } from './rules.js';
+import { questionParts } from './parts.js';
 import { LRUCache } from 'lru-cache';
 import {
   applyEdit,
@@ -54,6 +55,8 @@ export interface TypedQuestion {
   readonly pageWanted?: string | undefined;
   /** Names the query compares with that the estate does not hold ("team catalogue"): said when nothing matches. */
   readonly unknown?: readonly string[] | undefined;
+  /** The query already carries an earlier part's conditions (a later part of one question): said as carried over. */
+  readonly carried?: boolean | undefined;
 }
 
 /** The parse as the plan takes it; with the lexicon, the names of the query the estate does not hold. */
@@ -238,7 +241,7 @@ export function planTyped(typed: TypedQuestion, previous: Query | undefined, pre
   const query = edited?.query ?? typed.query;
   // A list of up to presentation.showWholeMax is shown whole; a longer one a page at a time.
   const args = query.what.kind === 'list' ? { ...query, limit: query.limit ?? presentation.showWholeMax, offset: query.offset ?? 0 } : query;
-  return { calls: [{ tool: 'query', args: args as unknown as Readonly<Record<string, unknown>> }], query, carried: edited !== undefined && edited.kind !== 'standalone' };
+  return { calls: [{ tool: 'query', args: args as unknown as Readonly<Record<string, unknown>> }], query, carried: typed.carried === true || (edited !== undefined && edited.kind !== 'standalone') };
 }
 
 export const cellText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ') : JSON.stringify(v));
@@ -270,7 +273,8 @@ export function respondTyped<M>(options: TypedAnswerOptions, typed: TypedQuestio
   const notes: string[] = [];
   for (const c of typed.corrections) notes.push(`read "${c.from}" as "${c.to}"`);
   notes.push(...typed.inferred);
-  const readAs = `Read as: ${describeQuery(entity, query)}${carried ? ' (carried over from your last question)' : ''}.`;
+  const from = typed.carried === true ? 'the part before' : 'your last question';
+  const readAs = `Read as: ${describeQuery(entity, query)}${carried ? ` (carried over from ${from})` : ''}.`;
   const lead: string[] = [];
   if (typed.unapplied.length > 0) lead.push(`I did not understand ${typed.unapplied.map((w) => `"${w}"`).join(', ')} in your question, so this answer does not take ${typed.unapplied.length === 1 ? 'it' : 'them'} into account.`);
   for (const label of typed.notRead) {
@@ -360,4 +364,26 @@ function describeGroup(entity: EntityDecl, where: Where): string {
   if (where.op === 'eq') return String(where.value);
   if (where.op === 'in') return where.values.map(String).join(' or ');
   return describeQuery(entity, { entity: entity.name, where, what: { kind: 'list' } }).replace(/^[a-z]+ whose /, '').replace(/, listed$/, '');
+}
+
+/**
+ * The parts of a question to answer one by one: when it has several (`questionParts`) and each is one either reader
+ * reads (the rules with confidence, or the typed reading applying a word of the domain, naming any it did not).
+ * Undefined: the question is one. Each part is classified by the rules and parsed once.
+ */
+export function readableParts<I extends string>(
+  question: string,
+  classify: (part: string) => Classification<I>,
+  parse: (part: string) => Parsed,
+): { readonly parts: readonly string[]; readonly classified: readonly Classification<I>[]; readonly parsed: readonly Parsed[] } | undefined {
+  const parts = questionParts(question);
+  if (parts.length < 2) return undefined;
+  const classified = parts.map(classify);
+  const parsed = parts.map(parse);
+  const readable = parts.every((_, k) => {
+    const c = classified[k];
+    const p = parsed[k];
+    return (c !== undefined && c.intent !== 'unknown' && c.confidence >= CONFIDENCE_THRESHOLD) || (p !== undefined && p.kind === 'query' && p.read.some((w) => w.as !== 'guess'));
+  });
+  return readable ? { parts, classified, parsed } : undefined;
 }

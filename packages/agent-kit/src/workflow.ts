@@ -131,6 +131,30 @@ export function notApplied(data: Readonly<Record<string, unknown>> | undefined):
   return Array.isArray(value) ? value.map(String) : [];
 }
 
+/** One answer of several parts ("…, and which are unhealthy?"): each numbered, the counts summed, the last part's follow-ups. */
+export function combineTurns<I extends string>(turns: readonly TurnResult<I>[]): TurnResult<I> {
+  const [first] = turns;
+  const last = turns[turns.length - 1];
+  if (first === undefined || last === undefined) throw new Error('combineTurns needs at least one turn');
+  return {
+    ...first,
+    answer: turns.map((t, i) => `${i + 1}. ${t.answer}`).join('\n\n'),
+    options: last.options,
+    entities: Object.assign({}, ...turns.map((t) => t.entities)) as TurnResult<I>['entities'],
+    confidence: Math.min(...turns.map((t) => t.confidence)),
+    toolCalls: turns.reduce((n, t) => n + t.toolCalls, 0),
+    toolErrors: turns.reduce((n, t) => n + t.toolErrors, 0),
+    error: turns.find((t) => t.error !== undefined)?.error,
+    limitations: turns.flatMap((t) => t.limitations),
+    data: {
+      ...(Object.assign({}, ...turns.map((t) => t.data ?? {})) as Record<string, unknown>),
+      // What each part did not do, said per part.
+      not_applied: turns.flatMap((t, i) => notApplied(t.data).map((n) => `part ${i + 1}: ${n}`)),
+    },
+    cached: turns.every((t) => t.cached),
+  };
+}
+
 function toError(error: unknown): WorkflowError {
   if (isFlotillaError(error)) return { code: error.code, message: error.message, remedy: error.remedy };
   return { code: 'internal', message: `the agent failed unexpectedly (${describeError(error)})`, remedy: 'Ask again; if it keeps failing, the error is in the logs.' };

@@ -1,5 +1,5 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { boundedMemoryStore, CONFIDENCE_THRESHOLD, typedForRouting, mcpToolCaller, notApplied, oneValue, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, typedForRouting, mcpToolCaller, oneValue, readableParts, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { conditionsOf, type EditMarks, type Lexicon, type Query, type Where } from '@flotilla/query';
 import { liveParser, typedAnswers, typedOf } from './typed.js';
@@ -71,30 +71,6 @@ const hasNot = (w: Where | undefined): boolean => w !== undefined && (w.op === '
 
 /** The question points back at the answer before it ("of those", "what about", "only", a leading "and", no subject). */
 const editsOf = (marks: EditMarks): boolean => marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
-
-/** One answer of several parts: each numbered, the counts summed, the last part's follow-ups. */
-function combine(turns: readonly TurnResult<ArgoIntent>[]): TurnResult<ArgoIntent> {
-  const [first] = turns;
-  const last = turns[turns.length - 1];
-  if (first === undefined || last === undefined) throw new Error('combine needs at least one turn');
-  return {
-    ...first,
-    answer: turns.map((t, i) => `${i + 1}. ${t.answer}`).join('\n\n'),
-    options: last.options,
-    entities: Object.assign({}, ...turns.map((t) => t.entities)) as TurnResult<ArgoIntent>['entities'],
-    confidence: Math.min(...turns.map((t) => t.confidence)),
-    toolCalls: turns.reduce((n, t) => n + t.toolCalls, 0),
-    toolErrors: turns.reduce((n, t) => n + t.toolErrors, 0),
-    error: turns.find((t) => t.error !== undefined)?.error,
-    limitations: turns.flatMap((t) => t.limitations),
-    data: {
-      ...(Object.assign({}, ...turns.map((t) => t.data ?? {})) as Record<string, unknown>),
-      // What each part did not do, said per part.
-      not_applied: turns.flatMap((t, i) => notApplied(t.data).map((n) => `part ${i + 1}: ${n}`)),
-    },
-    cached: turns.every((t) => t.cached),
-  };
-}
 
 /**
  * The Argo CD agent: the kit's workflow with the Argo CD intents, plans and presentation rules. A question of
@@ -183,23 +159,11 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
     }
     return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), lastTyped && editsOf(marks));
   }
-  /**
-   * The parts of a question answered one by one: when it has several and each is one either reader reads (the rules
-   * with confidence, or the typed reading applying a word of the domain, naming the ones it did not). Each part is
-   * classified by the rules and parsed once, here.
-   */
+  /** The parts of a question answered one by one (`readableParts`), each read once. */
   async function splitOf(question: string) {
-    const parts = questionParts(question);
-    if (parts.length < 2) return undefined;
-    const classified = parts.map((part) => classifier.classify(part));
     const parser = await typed.current();
-    const parsedParts = parts.map((part) => parseOnce(parser, part));
-    const readable = parts.every((_, k) => {
-      const c = classified[k];
-      const parsed = parsedParts[k];
-      return (c !== undefined && c.intent !== 'unknown' && c.confidence >= CONFIDENCE_THRESHOLD) || (parsed !== undefined && parsed.kind === 'query' && parsed.read.some((w) => w.as !== 'guess'));
-    });
-    return readable ? { parts, classified, parsedParts } : undefined;
+    const split = readableParts(question, (part) => classifier.classify(part), (part) => parseOnce(parser, part));
+    return split === undefined ? undefined : { parts: split.parts, classified: split.classified, parsedParts: split.parsed };
   }
   return {
     graph: workflow.graph,
@@ -243,7 +207,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
         const reading = (await typedClassification(text, contextId)) ?? (continues ? undefined : c);
         turns.push(await workflow.ask(text, contextId, signal, reading));
       }
-      return combine(turns);
+      return combineTurns(turns);
     },
   };
 }

@@ -102,7 +102,7 @@ export const APPLICATIONS: EntityDecl = {
       words: ['operation', 'last operation', 'operation phase', 'phase', 'sync operation', 'last sync result', 'sync result', 'operation state'],
       values: [
         { value: 'Running', words: ['syncing', 'sync in progress', 'sync running', 'running sync', 'being synced'] },
-        { value: 'Succeeded', words: ['succeeded', 'successful sync', 'sync succeeded', 'successfully synced'] },
+        { value: 'Succeeded', words: ['succeeded', 'successful sync', 'sync succeeded', 'sync successfully', 'sync successful', 'successful', 'successfully'] },
         { value: 'Failed' },
         { value: 'Error', words: ['errored', 'sync errored'] },
         { value: 'Terminating', words: ['terminating'] },

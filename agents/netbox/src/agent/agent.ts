@@ -1,7 +1,7 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { boundedMemoryStore, CONFIDENCE_THRESHOLD, liveParser, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedForRouting, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
+import { boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, liveParser, readableParts, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedForRouting, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { conditionsOf, createParser, type Lexicon, type Parser, type Query, type Where } from '@flotilla/query';
+import { applyEdit, conditionsOf, createParser, multiFields, type Lexicon, type Parser, type Query, type Where } from '@flotilla/query';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import { NETBOX_DOMAIN } from '../query/declare.js';
 import { createNetBoxDomain } from './domain.js';
@@ -53,6 +53,8 @@ function sameFields(c: Classification<NetBoxIntent>, query: Query): boolean {
 }
 /** Whether a where negates anything (the rules have no negation). */
 const hasNot = (w: Where | undefined): boolean => w !== undefined && (w.op === 'not' || ((w.op === 'and' || w.op === 'or') && w.of.some(hasNot)));
+/** The fields that place a part elsewhere than the part before it (a site, a region, a device). */
+const PLACE_FIELDS: ReadonlySet<string> = new Set(['site', 'region', 'name', 'device', 'rack']);
 /** Intents the typed query does not model: their questions stay with the rules. */
 const RULES_ONLY: ReadonlySet<NetBoxIntent> = new Set(['search', 'prefix_free', 'prefix_used', 'refine', 'summary', 'next_page', 'help']);
 /** Entities only the typed query reads (their intent rules are gone). */
@@ -144,17 +146,57 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     if (old.intent !== 'device_interfaces' && oldSure && !ownShape && !(lastTyped && follows) && !negated && namesKnown && sameFields(old, parsed.query)) return undefined;
     return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
   }
+  /** The parts of a question answered one by one (`readableParts`), each read once. */
+  async function splitOf(question: string) {
+    const parser = await typed.current();
+    return readableParts(question, (part) => classifier.classify(part), (part) => parseOnce(parser, part));
+  }
   return {
     graph: workflow.graph,
     /** The question as this agent reads it (hybrid mode's router): its typed query when that is the one to answer, else the rules'. */
     async classify(question: string, contextId: string): Promise<Classification<NetBoxIntent>> {
+      // A question answered part by part is read as its parts are: what any part did not apply is not applied.
+      const split = await splitOf(question);
+      if (split !== undefined) {
+        const readings = await Promise.all(
+          split.parts.map(async (part, k) => {
+            const reading = await typedClassification(part, contextId);
+            return reading === undefined ? (split.classified[k] ?? classifier.classify(part)) : typedForRouting(reading);
+          }),
+        );
+        const [first] = readings;
+        if (first !== undefined) return { ...first, confidence: Math.min(...readings.map((r) => r.confidence)), unused: readings.flatMap((r) => r.unused ?? []) };
+      }
       const reading = await typedClassification(question, contextId);
       return reading === undefined ? classifier.classify(question) : typedForRouting(reading);
     },
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<NetBoxIntent>): Promise<TurnResult<NetBoxIntent>> {
-      // Given by hybrid mode's router (this agent's `classify`): the typed reading was made there.
-      const reading = classification === undefined ? await typedClassification(question, contextId) : undefined;
-      return workflow.ask(question, contextId, signal, reading ?? classification);
+      const split = await splitOf(question);
+      if (split === undefined) {
+        // Given by hybrid mode's router (this agent's `classify`): the typed reading was made there.
+        const reading = classification === undefined ? await typedClassification(question, contextId) : undefined;
+        return workflow.ask(question, contextId, signal, reading ?? classification);
+      }
+      // Part by part; a later part with no subject or place of its own ("…, and how many of them are offline?")
+      // narrows the part before it, asked as "of those, …".
+      const parser = await typed.current();
+      const turns: TurnResult<NetBoxIntent>[] = [];
+      // The query of the part before, as the typed reading read it: what a later part narrows.
+      let previous: Query | undefined;
+      for (const [k, part] of split.parts.entries()) {
+        const parsed = split.parsed[k];
+        if (parsed === undefined) break;
+        const scoped = conditionsOf(parsed.query?.where).some((x) => PLACE_FIELDS.has(x.field));
+        const edited = previous !== undefined && turns.length > 0 && !parsed.edit.ownEntity && !scoped && parsed.kind === 'query' ? applyEdit({ ...parsed, edit: { ...parsed.edit, anaphora: true } }, previous, multiFields(NETBOX_DOMAIN, previous.entity)) : undefined;
+        if (edited !== undefined && edited.kind !== 'standalone') {
+          previous = edited.query;
+          turns.push(await workflow.ask(part, contextId, signal, turn({ ...typedOf({ ...parsed, query: edited.query }, parser.lexicon), carried: true }, false)));
+          continue;
+        }
+        if (parsed.kind === 'query') previous = parsed.query;
+        turns.push(await workflow.ask(part, contextId, signal, (await typedClassification(part, contextId)) ?? split.classified[k]));
+      }
+      return combineTurns(turns);
     },
   };
 }

@@ -206,6 +206,9 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
     complexity: 'simple',
     patterns: [
       ...GENERIC_PATTERNS.refine,
+      // A later part of a question that narrows the part before it ("…, and how many of them are offline?" is asked
+      // as "of those, …").
+      { pattern: /^(of|among|from) (those|these|them)\b/, weight: 0.99 },
       { pattern: /^(get|show|give me|read|fetch) (me )?(all|every(thing)?)( of)?( them| it| the devices)?[.!]?$|^all of them\b|\bfull analysis\b/, weight: 0.9 },
       { pattern: /^(just )?(a |take a )?(quick look|sample)( please| instead)?[.!]?$/, weight: 0.92 },
       { pattern: /^(try|ask|do it|read it) again\b|^retry\b/, weight: 0.92 },

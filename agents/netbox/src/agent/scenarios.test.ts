@@ -204,6 +204,23 @@ describe('NetBox scenarios over A2A', () => {
     expect(r.totalCalls).toBe(0);
   });
 
+  it('a question of two parts answers both, the second (no subject of its own) counting within the first', async () => {
+    const statusOf = (d: (typeof estate.devices)[number]): string => d.status.value;
+    for (const [site, role, plural, status] of [
+      ['ams1', 'server', 'servers', 'offline'],
+      ['lon1', 'switch', 'switches', 'planned'],
+      ['ams1', 'switch', 'switches', 'active'],
+    ] as const) {
+      const first = estate.devices.filter((d) => d.site.slug === site && d.role.slug === role);
+      const second = first.filter((d) => statusOf(d) === status);
+      const r = await ask(`which ${plural} are in ${site}, and how many of them are ${status}?`, randomUUID());
+      const [one, two] = r.answer.split('\n\n2. ');
+      // A long first part comes in batches ("Batch 1 of 5: 110 devices …").
+      expect(one, `${site} ${role}`).toMatch(new RegExp(`^1\\. (?:Batch 1 of \\d+: )?${first.length} devices`));
+      expect(two, `${site} ${role} ${status}`).toMatch(new RegExp(`carried over from the part before\\)\\.\\)\\n${second.length === 0 ? 'No devices match|0 devices match' : second.length === 1 ? '1 device matches' : `${second.length} devices match`}`));
+    }
+  });
+
   it('a place NetBox does not hold is said to be unknown, not answered as an empty list', async () => {
     const r = await ask('devices in xyz9', randomUUID());
     expect(r.answer).toContain('xyz9');
