@@ -50,7 +50,10 @@ export const REGISTRY_LIMITS = {
   cardTimeoutMs: 5_000,
   /** Cards are read again this often, and unreachable agents retried (doubling from 1 s up to this). */
   refreshMs: 60_000,
-  /** A card whose agent has not read its estate's names yet (its query domain says `pending`) is read again this soon. */
+  /**
+   * A card whose agent has not read its estate's names yet (its query domain says `pending`) is read again this soon,
+   * doubling up to refreshMs while it stays pending.
+   */
   pendingNamesMs: 2_000,
 } as const;
 
@@ -180,6 +183,8 @@ interface Entry {
   parser: Parser | undefined;
   /** The card's domain is there, its live names not read yet: the card is read again soon. */
   namesPending: boolean;
+  /** When a pending card is read next (REGISTRY_LIMITS.pendingNamesMs, doubling). */
+  pendingMs: number;
   /** A digest of the domain card the parser was built from: rebuilt only when the card changes. */
   domainDigest: string | undefined;
   retryMs: number;
@@ -290,6 +295,7 @@ export class AgentRegistry {
       client: undefined,
       parser: undefined,
       namesPending: false,
+      pendingMs: REGISTRY_LIMITS.pendingNamesMs,
       domainDigest: undefined,
       retryMs: 1_000,
       timer: undefined,
@@ -363,7 +369,9 @@ export class AgentRegistry {
       entry.lastWarning = undefined;
       this.options.logger.info({ agent: entry.endpoint.id, url, name: entry.name, skills: entry.skills.length }, 'agent registered');
       const refreshMs = this.options.refreshMs ?? REGISTRY_LIMITS.refreshMs;
-      this.schedule(entry, entry.namesPending ? Math.min(refreshMs, REGISTRY_LIMITS.pendingNamesMs) : refreshMs);
+      if (!entry.namesPending) entry.pendingMs = REGISTRY_LIMITS.pendingNamesMs;
+      this.schedule(entry, entry.namesPending ? Math.min(refreshMs, entry.pendingMs) : refreshMs);
+      if (entry.namesPending) entry.pendingMs = Math.min(refreshMs, entry.pendingMs * 2);
     } catch (error) {
       // A load for an older URL of this agent: the newer one decides.
       if (this.entries.get(entry.endpoint.id) !== entry || entry.endpoint.url !== url) return;

@@ -109,9 +109,9 @@ export function score(question: string, vocab: ReadonlyMap<string, number>): num
 }
 
 /**
- * What a word the domain's reading applied weighs: the system's own name, its entity's noun and a name its estate holds say most; a
- * declared value, a phrase or an action a little less; a field's word less again; a word only shaped like a name
- * (any domain would take it for one) almost nothing.
+ * What a word the domain's reading applied weighs: the system's own name, its entity's noun and a name its estate
+ * holds say most; a declared value, a phrase or an action a little less; a field's word less again; a word only
+ * shaped like a name (any domain would take it for one) almost nothing.
  */
 export const READ_WEIGHTS: Readonly<Record<ReadWord['as'], number>> = { system: 3, entity: 3, live: 3, value: 2, phrase: 2, action: 2, field: 1.5, timeverb: 1.5, guess: 0.5 };
 
@@ -139,8 +139,9 @@ interface Scored {
 
 /**
  * The agents' readings weighed against each other: a word shaped like a name that another agent's estate holds (or
- * its domain declares as a value) is that agent's ("ams1-sw-001" is a device, not an unknown application), and a word another agent reads as written
- * counts a quarter where it was only read as a typo ("platforms" is NetBox's field, not a typo of a team).
+ * its domain declares as a value) is that agent's ("ams1-sw-001" is a device, not an unknown application), and a word
+ * another agent reads as written counts a quarter where it was only read as a typo ("platforms" is NetBox's field, not
+ * a typo of a team).
  */
 function weigh(readings: readonly { readonly id: string; readonly words?: readonly ReadWord[]; readonly continues?: boolean; readonly vocabulary?: number }[]): Scored[] {
   // Word by word: "connection" is read as written when another agent reads the phrase "connection errors".
