@@ -154,6 +154,9 @@ const REQUEST_OPENERS: ReadonlySet<string> = new Set(['please', 'pls', 'plz', 'k
 /** Words after which a field names groups that have something, not a value of its own. */
 const POSSESSIVE: ReadonlySet<string> = new Set(['have', 'has', 'having', 'with', 'do', 'does', 'contain', 'hold', 'holds', 'run', 'runs']);
 
+/** Words that open a noun phrase ("the acme tenant"). */
+const DETERMINERS: ReadonlySet<string> = new Set(['the', 'our', 'my', 'your', 'their']);
+
 /** Grammar words that carry no meaning of their own between two parts. */
 const LIGHT: readonly GrammarWord[] = ['filler', 'is', 'which', 'list', 'and'];
 
@@ -439,6 +442,16 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     return undefined;
   };
 
+  // "the acme tenant": a word no lexicon knows between "the" (or "our", "my") and a name field's word, with no value
+  // after it, is that field's value; a name the estate does not hold is then said so, never dropped.
+  const valueBefore = (i: number, decl: FieldDecl): void => {
+    const [det, prev, at] = [items[i - 2], items[i - 1], items[i]];
+    if (decl.type !== 'name' || at === undefined || prev === undefined || det === undefined || prev.used || prev.senses.length > 0 || (prev.kind !== 'unknown' && prev.kind !== 'name') || !DETERMINERS.has(det.text)) return;
+    prev.used = true;
+    at.used = true;
+    atoms.push({ where: { op: 'eq', field: decl.name, value: prev.text }, field: decl.name, at: i - 1, negated: false });
+  };
+
   // Field then value ("project fraud-prod", "health is not degraded", "cluster named x"), and value then field.
   for (let i = 0; i < items.length; i += 1) {
     const it = items[i];
@@ -458,7 +471,10 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
       k += 1;
     }
     const next = items[k];
-    if (next === undefined || next.used) continue;
+    if (next === undefined || next.used) {
+      valueBefore(i, decl);
+      continue;
+    }
     const v = senseOf(next, 'value');
     let cond: Where | undefined;
     if (v !== undefined && v.field === f.field) cond = valueCondition(decl, v.value);
@@ -469,7 +485,10 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
       const text = next.text;
       cond = likeOp || decl.type === 'text' ? { op: 'contains', field: decl.name, value: text } : { op: 'eq', field: decl.name, value: text };
     }
-    if (cond === undefined) continue;
+    if (cond === undefined) {
+      valueBefore(i, decl);
+      continue;
+    }
     for (let m = i; m <= k; m += 1) {
       const x = items[m];
       if (x !== undefined) x.used = true;

@@ -50,6 +50,16 @@ describe('fuzzy index', () => {
     expect(index.correct('devics')).toBeUndefined();
   });
 
+  it('reads an unknown word between "the" and a name field\'s word as that field\'s value, never dropping it', () => {
+    const parser = createParser(DOMAIN, { boxes: { owner: ['alice'], site: ['oslo'] } });
+    expect(parser.parse('boxes of the zork owner', 0).query?.where).toEqual({ op: 'eq', field: 'owner', value: 'zork' });
+    expect(parser.parse('how many boxes does the zork owner have', 0).unapplied).toEqual([]);
+    // A known value reads as before; a word with a meaning of its own is not taken for a name; an enum field takes no guess.
+    expect(parser.parse('boxes of the alice owner', 0).query?.where).toEqual({ op: 'eq', field: 'owner', value: 'alice' });
+    expect(parser.parse('boxes of the red colour', 0).query?.where).toEqual({ op: 'eq', field: 'colour', value: 'Red' });
+    expect(parser.parse('boxes of the green colour', 0).unapplied).toContain('green');
+  });
+
   it('reads a contraction typed without its apostrophe, and a summary as a breakdown', () => {
     const parser = createParser(DOMAIN, { boxes: { site: ['oslo'] } });
     for (const [typed, written] of [
