@@ -115,10 +115,11 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     // VLANs, prefixes, cables and racks named by the question are the typed reading's alone (it says what it did not
     // apply); a prefix's free or used addresses and a search stay with the rules.
     if (TYPED_ONLY.has(parsed.query.entity) && marks.ownEntity && !(['search', 'help', 'next_page'] as NetBoxIntent[]).includes(old.intent)) return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
-    // Lists of devices and sites are read by the typed reading: planned as NetBox's list when the list applies all of
-    // it (typed-list.ts), else a typed query, which names the words it did not apply.
+    // Lists of devices and sites (their intent rules are gone) and whatever else the rules do not read are the typed
+    // reading's: planned as NetBox's list when the list applies all of it (typed-list.ts), else a typed query, which
+    // names the words it did not apply.
     const readsDomain = parsed.read.some((w) => w.as !== 'guess');
-    if (!(lastTyped && follows) && (old.intent === 'list_devices' || old.intent === 'list_sites' || (old.intent === 'unknown' && readsDomain))) {
+    if (!(lastTyped && follows) && old.intent === 'unknown' && readsDomain) {
       return listClassification(parsed) ?? turn(typedOf(parsed, parser.lexicon), false);
     }
     if (!typedAnswers(parsed)) return undefined;
@@ -178,7 +179,7 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
         return workflow.ask(question, contextId, signal, reading ?? classification);
       }
       // Part by part; a later part with no subject or place of its own ("…, and how many of them are offline?")
-      // narrows the part before it, asked as "of those, …".
+      // narrows the part before it: an edit of that part's query, said as carried over.
       const parser = await typed.current();
       const turns: TurnResult<NetBoxIntent>[] = [];
       // The query of the part before, as the typed reading read it: what a later part narrows.
