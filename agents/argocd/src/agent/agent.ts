@@ -133,7 +133,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       // What neither reader reads a word of the domain in ("what is the weather in amsterdam?") is the rules' to refuse.
       const readsDomain = parsed.read.some((w) => w.as !== 'guess');
       if (!editsLast && (old.intent === 'refine' || searchOfApps || (old.intent === 'unknown' && readsDomain))) {
-        const list = listClassification(parsed);
+        const list = listClassification(parsed, lexicon);
         if (list !== undefined) return list;
         // What the typed reading read something of, it answers, naming the words it did not apply.
         if (old.intent === 'unknown') return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), false);

@@ -136,6 +136,21 @@ describe('answers that never mislead (issue 17)', () => {
     }
   });
 
+  it('an empty list whose names all exist says so; one naming what the estate lacks says it may be misspelt', async () => {
+    const teams = [...new Set(apps.map((a) => a.metadata.labels?.team).filter((t): t is string => t !== undefined))].sort();
+    const clusters = [...new Set(apps.map(clusterOf).filter((c): c is string => c !== undefined))].sort();
+    // A team and a cluster the estate both has, with no application of that team on that cluster.
+    const pair = teams.flatMap((team) => clusters.map((cluster) => [team, cluster] as const)).find(([team, cluster]) => !apps.some((a) => a.metadata.labels?.team === team && clusterOf(a) === cluster));
+    expect(pair).toBeDefined();
+    const [team, cluster] = pair ?? ['', ''];
+    const none = await ask(`list the apps of team ${team} on ${cluster}`);
+    expect(none.answer).toMatch(/^0 applications match/);
+    expect(none.answer).toContain('Every name in it is one Argo CD has');
+    expect(none.answer).not.toMatch(/misspelt/);
+    const unknown = await ask(`list the apps of team zyxwvut on ${cluster}`);
+    expect(unknown.answer).toMatch(/misspelt|not one Argo CD has/);
+  });
+
   it('a two-part question answers both parts, the second narrowing the first', async () => {
     const project = 'payments-prod';
     const inProject = apps.filter((a) => a.spec.project === project);

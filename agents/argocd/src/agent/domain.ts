@@ -199,6 +199,8 @@ interface ListView {
   readonly count?: boolean | undefined;
   /** "per cluster": the counts by this key, in full. */
   readonly groupBy?: string | undefined;
+  /** Every name the filters compare is one the estate holds (the typed reading checked them): none is misspelt. */
+  readonly namesKnown?: boolean | undefined;
 }
 
 const SINGULAR: Readonly<Record<string, string>> = { applications: 'application', projects: 'project', clusters: 'cluster', 'application sets': 'application set', matches: 'match', results: 'result' };
@@ -222,7 +224,12 @@ function listAnswer(tool: ListTool, args: Args, results: readonly ToolResult[], 
   if (total === 0) {
     // Names and label values are compared exactly: a misspelt one matches nothing, and the answer must say so.
     const exact = ['project', 'namespace', 'cluster', 'selector', 'repo', 'name_contains'].filter((k) => args[k] !== undefined);
-    const check = exact.length === 0 ? '' : ` I could not find any: ${exact.map((k) => `${k.replace(/_/g, ' ')} ${scalar(args[k])}`).join(', ')} may be misspelt (names and label values are compared exactly).`;
+    const check =
+      exact.length === 0
+        ? ''
+        : view.namesKnown === true
+          ? ` Every name in it is one Argo CD has: no ${SINGULAR[what] ?? what} matches all of it.`
+          : ` I could not find any: ${exact.map((k) => `${k.replace(/_/g, ' ')} ${scalar(args[k])}`).join(', ')} may be misspelt (names and label values are compared exactly).`;
     return { text: `0 ${what} match${filters}.${check}\n${noteText}`.trimEnd(), options: tool === 'list_applications' ? ['list all applications', 'what needs attention?'] : [], memory: undefined };
   }
   const capped = first.body.search !== undefined && (first.body.search as { capped?: boolean }).capped === true;
@@ -480,7 +487,7 @@ function respondTo(
       memory,
     };
   }
-  const view = { count: c.entities.count !== undefined, groupBy: oneValue(c.entities.group_by) };
+  const view = { count: c.entities.count !== undefined, groupBy: oneValue(c.entities.group_by), namesKnown: c.entities.names_known === 'yes' };
   switch (c.intent) {
     case 'help':
       return helpAnswer('Argo CD', capabilities, HELP_OPTIONS, memory);

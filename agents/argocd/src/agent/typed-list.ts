@@ -1,5 +1,5 @@
 import type { Classification, Entities } from '@flotilla/agent-kit';
-import type { Parsed, Query, Where } from '@flotilla/query';
+import { conditionsOf, type Lexicon, type Parsed, type Query, type Where } from '@flotilla/query';
 import { NOT_HEALTHY, type ArgoIntent } from './intents.js';
 
 /**
@@ -107,9 +107,23 @@ export function listEntitiesOf(query: Query): Entities | undefined {
  * The list plan's classification of a typed reading, when the plan applies all of it: the words the reading did not
  * apply and its corrections go with it, for the answer to say.
  */
-export function listClassification(parsed: Parsed): Classification<ArgoIntent> | undefined {
+export function listClassification(parsed: Parsed, lexicon?: Lexicon): Classification<ArgoIntent> | undefined {
   if (parsed.kind !== 'query' || parsed.query === undefined || parsed.inferred.length > 0 || parsed.notRead.length > 0 || parsed.cut) return undefined;
   const entities = listEntitiesOf(parsed.query);
   if (entities === undefined) return undefined;
-  return { intent: 'list_applications', entities, confidence: 0.95, complexity: 'simple', alternatives: [], unused: parsed.unapplied, corrected: parsed.corrections };
+  // Every name compared is one the estate holds: an empty answer is then not a misspelling, and must not say it may be.
+  const known = lexicon !== undefined && namesKnown(parsed.query, lexicon);
+  return { intent: 'list_applications', entities: known ? { ...entities, names_known: 'yes' } : entities, confidence: 0.95, complexity: 'simple', alternatives: [], unused: parsed.unapplied, corrected: parsed.corrections };
+}
+
+/** Fields whose values are names the lexicon reads from the estate. */
+const NAME_FIELDS: ReadonlySet<string> = new Set(['project', 'namespace', 'cluster', 'team', 'repo', 'env', 'region', 'tier']);
+
+/** Whether the query compares names at all, and every one is a name the lexicon holds (label pairs and parts of names are not). */
+function namesKnown(query: Query, lexicon: Lexicon): boolean {
+  if (lexicon.liveCount === 0) return false;
+  const conditions = conditionsOf(query.where);
+  const names = conditions.filter((c) => NAME_FIELDS.has(c.field) || c.field === 'label' || c.field === 'name');
+  if (names.length === 0) return false;
+  return names.every((c) => NAME_FIELDS.has(c.field) && (c.op === 'eq' || c.op === 'in') && (c.op === 'eq' ? [c.value] : c.values).every((v) => lexicon.spelling.has(String(v).toLowerCase())));
 }
