@@ -165,4 +165,5 @@ export {
   type TypedPresentation,
   type TypedQuestion,
   readableParts,
+  routingReading,
 } from './typed.js';

@@ -387,3 +387,26 @@ export function readableParts<I extends string>(
   });
   return readable ? { parts, classified, parsed } : undefined;
 }
+
+/**
+ * A question as hybrid mode's router sees it (a domain agent's `classify`): when it is answered part by part (`split`),
+ * its parts' readings joined, so what any part did not apply is not applied; else the whole question's. `typed` is the
+ * agent's typed reading of a text (undefined: the rules answer it), `rules` its rules classifier.
+ */
+export async function routingReading<I extends string>(
+  question: string,
+  split: { readonly parts: readonly string[]; readonly classified: readonly Classification<I>[] } | undefined,
+  typed: (text: string) => Promise<Classification<I> | undefined>,
+  rules: (text: string) => Classification<I>,
+): Promise<Classification<I>> {
+  const read = async (text: string, classified?: Classification<I>): Promise<Classification<I>> => {
+    const reading = await typed(text);
+    return reading === undefined ? (classified ?? rules(text)) : typedForRouting(reading);
+  };
+  if (split !== undefined) {
+    const readings = await Promise.all(split.parts.map((part, k) => read(part, split.classified[k])));
+    const [first] = readings;
+    if (first !== undefined) return { ...first, confidence: Math.min(...readings.map((r) => r.confidence)), unused: readings.flatMap((r) => r.unused ?? []) };
+  }
+  return read(question);
+}

@@ -1,5 +1,5 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, typedForRouting, mcpToolCaller, oneValue, readableParts, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, mcpToolCaller, oneValue, readableParts, routingReading, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { conditionsOf, type EditMarks, type Lexicon, type Query, type Where } from '@flotilla/query';
 import { liveParser, typedAnswers, typedOf } from './typed.js';
@@ -162,25 +162,13 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
   /** The parts of a question answered one by one (`readableParts`), each read once. */
   async function splitOf(question: string) {
     const parser = await typed.current();
-    const split = readableParts(question, (part) => classifier.classify(part), (part) => parseOnce(parser, part));
-    return split === undefined ? undefined : { parts: split.parts, classified: split.classified, parsedParts: split.parsed };
+    return readableParts(question, (part) => classifier.classify(part), (part) => parseOnce(parser, part));
   }
   return {
     graph: workflow.graph,
     /** The question as this agent reads it: its typed query when that is the one to answer, else the rules'. */
     async classify(question: string, contextId: string): Promise<Classification<ArgoIntent>> {
-      // A question answered part by part is read as its parts are: what any part did not apply is not applied.
-      const split = await splitOf(question);
-      if (split !== undefined) {
-        const readings = await Promise.all(split.parts.map(async (part, k) => {
-          const reading = await typedClassification(part, contextId);
-          return reading === undefined ? (split.classified[k] ?? classifier.classify(part)) : typedForRouting(reading);
-        }));
-        const [first] = readings;
-        if (first !== undefined) return { ...first, confidence: Math.min(...readings.map((r) => r.confidence)), unused: readings.flatMap((r) => r.unused ?? []) };
-      }
-      const typedReading = await typedClassification(question, contextId);
-      return typedReading === undefined ? classifier.classify(question) : typedForRouting(typedReading);
+      return routingReading(question, await splitOf(question), (text) => typedClassification(text, contextId), (text) => classifier.classify(text));
     },
     /** `classification`: the whole question's, when the caller made it (hybrid mode's router): not made again. */
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<ArgoIntent>): Promise<TurnResult<ArgoIntent>> {
@@ -191,7 +179,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
         const typedReading = classification === undefined ? await typedClassification(question, contextId) : undefined;
         return workflow.ask(question, contextId, signal, typedReading ?? classification);
       }
-      const { parts, classified, parsedParts } = split;
+      const { parts, classified, parsed: parsedParts } = split;
       const turns: TurnResult<ArgoIntent>[] = [];
       for (const [k, part] of parts.entries()) {
         const previous = turns[turns.length - 1];

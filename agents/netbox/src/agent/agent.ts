@@ -1,5 +1,5 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, liveParser, readableParts, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedForRouting, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
+import { boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, liveParser, readableParts, routingReading, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 import { applyEdit, conditionsOf, createParser, multiFields, type Lexicon, type Parser, type Query, type Where } from '@flotilla/query';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
@@ -156,20 +156,7 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     graph: workflow.graph,
     /** The question as this agent reads it (hybrid mode's router): its typed query when that is the one to answer, else the rules'. */
     async classify(question: string, contextId: string): Promise<Classification<NetBoxIntent>> {
-      // A question answered part by part is read as its parts are: what any part did not apply is not applied.
-      const split = await splitOf(question);
-      if (split !== undefined) {
-        const readings = await Promise.all(
-          split.parts.map(async (part, k) => {
-            const reading = await typedClassification(part, contextId);
-            return reading === undefined ? (split.classified[k] ?? classifier.classify(part)) : typedForRouting(reading);
-          }),
-        );
-        const [first] = readings;
-        if (first !== undefined) return { ...first, confidence: Math.min(...readings.map((r) => r.confidence)), unused: readings.flatMap((r) => r.unused ?? []) };
-      }
-      const reading = await typedClassification(question, contextId);
-      return reading === undefined ? classifier.classify(question) : typedForRouting(reading);
+      return routingReading(question, await splitOf(question), (text) => typedClassification(text, contextId), (text) => classifier.classify(text));
     },
     async ask(question: string, contextId: string, signal?: AbortSignal, classification?: Classification<NetBoxIntent>): Promise<TurnResult<NetBoxIntent>> {
       const split = await splitOf(question);
