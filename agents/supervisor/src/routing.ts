@@ -1,5 +1,5 @@
 import { QUESTION_MAX_CHARS } from '@flotilla/agent-kit';
-import { FuzzyIndex, type Parser, type ReadWord } from '@flotilla/query';
+import { FuzzyIndex, readAct, type Parser, type ReadWord } from '@flotilla/query';
 import type { SkillView } from './registry.js';
 
 /**
@@ -174,12 +174,14 @@ function weigh(readings: readonly { readonly id: string; readonly words?: readon
   });
 }
 
-/** Follow-ups that continue what the last agent answered. */
-const FOLLOW_UP =
-  /^(next|more|continue|keep going|previous|prev|back|page \d+|batch \d+|next (page|batch)|only\b|just\b|and only\b|summary|just the counts|the counts|get all|all of them|try again|retry|quick look|filter\b|narrow\b)/;
-
+/**
+ * A follow-up that continues what the last agent answered: a conversation act ("next page", "try again", "just the
+ * counts", @flotilla/query `readAct`), which names nothing of any domain. Edits of the last answer ("only the
+ * switches", "what about staging?") are told by the agents' typed readings (`continues`).
+ */
 export function isFollowUp(question: string): boolean {
-  return FOLLOW_UP.test(question.trim().toLowerCase());
+  const act = readAct(question.slice(0, ROUTING.maxChars));
+  return act !== undefined && act.kind !== 'help';
 }
 
 /** Clauses of a question that may belong to different agents: "... and which ...", "...; ...". */
@@ -205,13 +207,8 @@ export function route(question: string, agents: readonly RoutableAgent[], last: 
   const ranked = (text: string): Scored[] => weigh(readers.map((read) => read(text))).sort((a, b) => b.score - a.score);
   const whole = ranked(question);
   const best = whole[0];
-  // A follow-up goes to the agent that answered last, unless the rest of it (the follow-up words themselves
-  // left out: "next page" is in every agent's examples) clearly names another agent's domain.
-  if (isFollowUp(question) && lastAvailable[0] !== undefined) {
-    const rest = question.trim().toLowerCase().replace(FOLLOW_UP, '');
-    const other = ranked(rest)[0];
-    if (other === undefined || lastAvailable.includes(other.id) || other.score < ROUTING.minScore * 2) return { kind: 'followup', agentId: lastAvailable[0], question };
-  }
+  // A conversation act goes to the agent that answered last.
+  if (isFollowUp(question) && lastAvailable[0] !== undefined) return { kind: 'followup', agentId: lastAvailable[0], question };
   // An edit of the last answer ("what about staging?", "only the switches", "and how many of those…") stays with the
   // agent that gave it while that agent reads something of it; one only another agent reads has moved on ("what
   // about lon1?" after an Argo CD answer).

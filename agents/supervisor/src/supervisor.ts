@@ -1,5 +1,6 @@
 import { describeError, isFlotillaError, type Logger } from '@flotilla/core';
-import { boundedMemoryStore, redisMemoryStore, type BoundedMemoryStoreOptions, type MemoryStore } from '@flotilla/agent-kit';
+import { boundedMemoryStore, QUESTION_MAX_CHARS, redisMemoryStore, type BoundedMemoryStoreOptions, type MemoryStore } from '@flotilla/agent-kit';
+import { readAct } from '@flotilla/query';
 import type { FlotillaMetrics, TurnOutcome } from '@flotilla/metrics';
 import type { RedisClient } from '@flotilla/state';
 import type { TokenCounter } from '@flotilla/tokens';
@@ -44,9 +45,6 @@ export const SUPERVISOR_LIMITS = {
   maxOptions: 10,
 } as const;
 
-/** Questions about the supervisor itself, answered from the agents' cards without asking any agent. */
-const CAPABILITY_QUESTION =
-  /^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:help|\?|what can you (?:do|answer|help with)|what do you (?:know|support|do)|how (?:do|can) i (?:use|ask)(?: you)?|(?:who|which agents|what agents) can (?:i|you) ask|what agents (?:are there|do you have))(?:\s+(?:for me|for us|here))?\s*[?.!]*$/;
 
 export interface SupervisorOptions {
   readonly registry: AgentRegistry;
@@ -140,7 +138,7 @@ export class Supervisor {
   async answer(question: string, contextId: string, progress: (note: string) => void = () => undefined, signal?: AbortSignal): Promise<SupervisorAnswer> {
     const all = this.options.registry.list();
     const ready = all.filter((a) => a.state === 'ready');
-    if (CAPABILITY_QUESTION.test(question.trim().toLowerCase())) return this.capabilities(all);
+    if (readAct(question.slice(0, QUESTION_MAX_CHARS))?.kind === 'help') return this.capabilities(all);
     const recalled = await this.recall(contextId);
     if (recalled.unreadable !== undefined && isFollowUp(question)) {
       // Which agent to continue with is what could not be read: asking another would answer a different question.

@@ -23,7 +23,6 @@ export { createDomainWorkflow, type DomainWorkflowOptions } from './workflow.js'
  * classifier, domain, cacheable intents and output schemas). A domain extends it with options of its own.
  */
 export type DomainAgentOptions<I extends string, M> = Omit<DomainWorkflowOptions<I, M>, 'classifier' | 'domain' | 'cacheableIntents' | 'outputSchemas'>;
-export { GENERIC_PATTERNS, REST_OF_THE_LIST, helpRule } from './intents.js';
 export {
   defineDomainMcp,
   envName,

@@ -5,7 +5,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { createRulesClassifier, textRequest, type AgentDomain, type Classification } from '@flotilla/agent-kit';
 import { parseSettings, silentLogger } from '@flotilla/core';
 import { METRIC } from '@flotilla/metrics';
-import { createDomainWorkflow, defineDomainAgent, helpRule, type DomainAgentContext, type DomainAnswerer, type RunningDomainAgent } from './index.js';
+import { createDomainWorkflow, defineDomainAgent, type DomainAgentContext, type DomainAnswerer, type RunningDomainAgent } from './index.js';
 import { defineDomainMcp, domainAccess } from './mcp.js';
 
 /**
@@ -52,8 +52,7 @@ type FleetIntent = 'list_boats' | 'help' | 'unknown';
 const classifier = createRulesClassifier<FleetIntent>({
   rules: [
     { intent: 'list_boats', complexity: 'simple', patterns: [{ pattern: /\b(list|which|boats?)\b/, weight: 1 }] },
-    // The generic intents come from the host: "help", "what can you do?".
-    helpRule('help'),
+    { intent: 'help', complexity: 'simple', patterns: [{ pattern: /^help$/, weight: 0.95 }] },
   ],
   entities: [{ name: 'port', extract: (_q, normalised) => /\bin (oslo|bergen)\b/.exec(normalised)?.[1] }],
   fallback: 'unknown',

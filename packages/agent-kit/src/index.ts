@@ -166,4 +166,8 @@ export {
   type TypedQuestion,
   readableParts,
   routingReading,
+  actTurn,
+  actPage,
+  typedPageTurn,
+  EDITS_LAST_ENTITY,
 } from './typed.js';

@@ -22,6 +22,7 @@ import {
   type EntityDecl,
   type Query,
   type Where,
+  type ConversationAct,
 } from '@flotilla/query';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 
@@ -55,8 +56,11 @@ export interface TypedQuestion {
   readonly pageWanted?: string | undefined;
   /** Names the query compares with that the estate does not hold ("team catalogue"): said when nothing matches. */
   readonly unknown?: readonly string[] | undefined;
-  /** The query already carries an earlier part's conditions (a later part of one question): said as carried over. */
-  readonly carried?: boolean | undefined;
+  /**
+   * The query already carries earlier conditions, said as carried over: an earlier part's of the same question
+   * (`true`, or `'part'`), or the last answer's (`'last'`: a follow-up of a list the typed path did not answer).
+   */
+  readonly carried?: boolean | 'part' | 'last' | undefined;
 }
 
 /** The parse as the plan takes it; with the lexicon, the names of the query the estate does not hold. */
@@ -196,6 +200,31 @@ export function parseMemo(now: () => number = Date.now): (parser: Parser, questi
   };
 }
 
+/**
+ * A conversation act (@flotilla/query `readAct`: "next page", "help") as the workflow's classification of `intent`,
+ * with `entities` (the page wanted: `actPage`). Acts are read by their grammar, not by a domain's rules.
+ */
+export function actTurn<I extends string>(intent: I, entities: Readonly<Record<string, string>> = {}): Classification<I> {
+  return { intent, entities, confidence: 0.95, complexity: 'simple', alternatives: [], unused: [], corrected: [] };
+}
+
+/**
+ * The entity that marks a classification as an edit of the conversation's last list ("only the switches" planned as a
+ * device list): a continuation, which hybrid mode sends to the model when the model's list was the last.
+ */
+export const EDITS_LAST_ENTITY = 'edits_last';
+
+/** A page of the last typed answer ("next page", "page 3"): the same query, paged; it asks nothing of its own. */
+export function typedPageTurn<I extends string>(pageWanted: string): Classification<I> {
+  const edit = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: false, ownWhat: false, subjectless: false };
+  return typedTurn<I>({ query: undefined, edit, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted }, true);
+}
+
+/** The page a page act asks for, as `pageOffset` reads it: "next", "previous" or a 1-based page number. */
+export function actPage(act: ConversationAct): string | undefined {
+  return act.kind === 'page' ? String(act.to) : act.kind === 'all' ? '1' : undefined;
+}
+
 /** A typed reading as the workflow's classification: the `query` intent (or `query_followup`), the parse as JSON. */
 export function typedTurn<I extends string>(typed: TypedQuestion, followup: boolean): Classification<I> {
   return {
@@ -241,7 +270,7 @@ export function planTyped(typed: TypedQuestion, previous: Query | undefined, pre
   const query = edited?.query ?? typed.query;
   // A list of up to presentation.showWholeMax is shown whole; a longer one a page at a time.
   const args = query.what.kind === 'list' ? { ...query, limit: query.limit ?? presentation.showWholeMax, offset: query.offset ?? 0 } : query;
-  return { calls: [{ tool: 'query', args: args as unknown as Readonly<Record<string, unknown>> }], query, carried: typed.carried === true || (edited !== undefined && edited.kind !== 'standalone') };
+  return { calls: [{ tool: 'query', args: args as unknown as Readonly<Record<string, unknown>> }], query, carried: (typed.carried !== undefined && typed.carried !== false) || (edited !== undefined && edited.kind !== 'standalone') };
 }
 
 export const cellText = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v : Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ') : JSON.stringify(v));
@@ -273,7 +302,7 @@ export function respondTyped<M>(options: TypedAnswerOptions, typed: TypedQuestio
   const notes: string[] = [];
   for (const c of typed.corrections) notes.push(`read "${c.from}" as "${c.to}"`);
   notes.push(...typed.inferred);
-  const from = typed.carried === true ? 'the part before' : 'your last question';
+  const from = typed.carried === true || typed.carried === 'part' ? 'the part before' : 'your last question';
   const readAs = `Read as: ${describeQuery(entity, query)}${carried ? ` (carried over from ${from})` : ''}.`;
   const lead: string[] = [];
   if (typed.unapplied.length > 0) lead.push(`I did not understand ${typed.unapplied.map((w) => `"${w}"`).join(', ')} in your question, so this answer does not take ${typed.unapplied.length === 1 ? 'it' : 'them'} into account.`);

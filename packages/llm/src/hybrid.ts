@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FlotillaError, type SettingsSpec } from '@flotilla/core';
-import { CONFIDENCE_THRESHOLD, reasoningWords, type AnswerTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { CONFIDENCE_THRESHOLD, EDITS_LAST_ENTITY, reasoningWords, type AnswerTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import { HYBRID_ROUTE_REASONS, type FlotillaMetrics, type HybridRoute, type HybridRouteReason } from '@flotilla/metrics';
 import type { LlmProvider } from './settings.js';
 
@@ -139,7 +139,9 @@ export function hybridAnswerTurn<I extends string>(options: HybridOptions<I>): A
   return async (question, contextId, progress, signal) => {
     const classification = await options.classify(question, contextId);
     let decision = routeDecision(question, classification, fullyExecuted);
-    if (decision.route === 'fast' && continuations.has(classification.intent) && (await lastList(contextId)) === 'model') {
+    // A continuation of the model's list is the model's, however sure the rules are of it.
+    const continues = continuations.has(classification.intent) || classification.entities[EDITS_LAST_ENTITY] !== undefined;
+    if (continues && (await lastList(contextId)) === 'model') {
       decision = { route: 'model', reason: 'continues_model_list', words: [] };
     }
     if (decision.route === 'fast') {

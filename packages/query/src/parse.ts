@@ -160,14 +160,23 @@ const DETERMINERS: ReadonlySet<string> = new Set(['the', 'our', 'my', 'your', 't
 /** Grammar words that carry no meaning of their own between two parts. */
 const LIGHT: readonly GrammarWord[] = ['filler', 'is', 'which', 'list', 'and'];
 
+/** What the conversation tells the reading of a follow-up. */
+export interface ParseContext {
+  readonly entity?: string | undefined;
+}
+
 export interface Parser {
   readonly lexicon: Lexicon;
-  parse(question: string, now: number): Parsed;
+  /**
+   * `context.entity`: the entity of the query a follow-up continues ("of those, which are in prod-eu-1?" after a list
+   * of applications): a question that names no entity of its own is read as about it where its words allow.
+   */
+  parse(question: string, now: number, context?: ParseContext): Parsed;
 }
 
 export function createParser(domain: DomainDecl, live?: LiveValues): Parser {
   const lexicon = new Lexicon(domain, tokenize, live);
-  return { lexicon, parse: (question, now) => parseWith(lexicon, question, now) };
+  return { lexicon, parse: (question, now, context) => parseWith(lexicon, question, now, context) };
 }
 
 function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): Item[] {
@@ -274,7 +283,7 @@ function readItems(lexicon: Lexicon, tokens: readonly string[], now: number): It
 }
 
 /** The entity a question is about: the one it names, else the one its fields and values belong to. */
-function chooseEntity(domain: DomainDecl, items: readonly Item[]): { entity: EntityDecl; own: boolean } {
+function chooseEntity(domain: DomainDecl, items: readonly Item[], continued?: string): { entity: EntityDecl; own: boolean } {
   const named = items.filter((it) => it.senses.some((s) => s.k === 'entity'));
   // One vote per word and entity: a word that is a value of several fields of one entity is one word.
   const votes = new Map<string, number>();
@@ -319,10 +328,13 @@ function chooseEntity(domain: DomainDecl, items: readonly Item[]): { entity: Ent
       most = n;
     }
   }
+  // A follow-up continues the entity before it unless more of its words belong to another.
+  const known = continued !== undefined && domain.entities.some((e) => e.name === continued);
+  if (known && (votes.get(continued) ?? 0) >= most) best = continued;
   return { entity: entityOf(domain, best), own: false };
 }
 
-export function parseWith(lexicon: Lexicon, question: string, now: number): Parsed {
+export function parseWith(lexicon: Lexicon, question: string, now: number, context: ParseContext = {}): Parsed {
   const domain = lexicon.domain;
   const tokens = tokenize(question);
   const cut = question.length > PARSE_LIMITS.maxChars || tokens.length >= PARSE_LIMITS.maxTokens;
@@ -353,7 +365,7 @@ export function parseWith(lexicon: Lexicon, question: string, now: number): Pars
     return { kind: 'action', query: undefined, action: { verb: verb.verb, target: targetValue, ...(part === undefined ? {} : { part: senseOf(part, 'value')?.value ?? part.text }) }, edit: noEdit, unapplied: [], clock: false, read, ...base };
   }
 
-  const { entity, own: ownEntity } = chooseEntity(domain, items);
+  const { entity, own: ownEntity } = chooseEntity(domain, items, context.entity);
   const field = (name: string): FieldDecl | undefined => fieldOf(entity, name);
   // Keep the senses of the chosen entity (and the grammar's).
   for (const [i, it] of items.entries()) {

@@ -1,11 +1,11 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, mcpToolCaller, oneValue, readableParts, routingReading, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
+import { actPage, actTurn, EDITS_LAST_ENTITY, typedPageTurn, boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, mcpToolCaller, oneValue, readableParts, routingReading, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { conditionsOf, type EditMarks, type Lexicon, type Query, type Where } from '@flotilla/query';
+import { applyEdit, conditionsOf, multiFields, readAct, type EditMarks, type Lexicon, type Query, type Where } from '@flotilla/query';
 import { liveParser, typedAnswers, typedOf } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
-import { listClassification } from './typed-list.js';
+import { listClassification, listQueryOf } from './typed-list.js';
 import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
 
@@ -35,7 +35,7 @@ const FIELD_OF_ENTITY: Readonly<Record<string, string>> = {
  * one, which accounts for every word by a node of the query, answers.
  */
 function sameFields(c: Classification<ArgoIntent>, query: Query): boolean {
-  if (c.intent !== 'list_applications' && c.intent !== 'refine') return true;
+  if (c.intent !== 'list_applications') return true;
   const old = new Set(Object.keys(c.entities).flatMap((k) => (k === 'window' ? [oneValue(c.entities.window) ?? ''] : FIELD_OF_ENTITY[k] === undefined ? [] : [FIELD_OF_ENTITY[k] ?? ''])));
   const typed = new Set(conditionsOf(query.where).map((x) => (x.field === 'region' || x.field === 'tier' ? 'label' : x.field)));
   return old.size === typed.size && [...old].every((f) => typed.has(f));
@@ -62,7 +62,7 @@ const asksReasoning = (question: string): boolean => reasoningWords(question).so
 /** A later part with no subject of its own ("…, and which are unhealthy?") continues the list before it. */
 const OWN_SUBJECT = /\b(apps?|applications?|deployments?|services|workloads?|projects?|clusters?|application ?sets?|appsets?)\b/;
 const SCOPE_ENTITIES = ['project', 'cluster', 'namespace', 'env', 'team', 'label', 'repo', 'name_contains', 'application', 'query'];
-const LIST_INTENTS: readonly (ArgoIntent | undefined)[] = ['list_applications', 'refine', 'attention', 'search', 'query', 'query_followup'];
+const LIST_INTENTS: readonly (ArgoIntent | undefined)[] = ['list_applications', 'attention', 'search', 'query', 'query_followup'];
 /** The typed query's fields that scope a part to other applications than the part before it. */
 const SCOPE_FIELDS: ReadonlySet<string> = new Set(['project', 'cluster', 'namespace', 'env', 'team', 'label', 'repo', 'name', 'region', 'tier']);
 
@@ -100,10 +100,21 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
    * and with names the estate has; the typed reading takes the rest it reads.
    */
   async function typedClassification(question: string, contextId: string): Promise<Classification<ArgoIntent> | undefined> {
+    // "next page", "list them", "help": acts on the conversation, read by their own grammar.
+    const act = readAct(question);
+    if (act?.kind === 'help') return actTurn<ArgoIntent>('help');
+    const page = act === undefined ? undefined : actPage(act);
+    if (page !== undefined) {
+      const memory = await memoryStore.load(contextId);
+      // A typed answer's rows, by the typed path; any other list's by its own tool; nothing yet: said so.
+      if (memory?.query !== undefined) return typedPageTurn<ArgoIntent>(page);
+      // "everything" with nothing to continue is a question of its own.
+      if (memory !== undefined || act?.kind === 'page') return actTurn<ArgoIntent>('next_page', { page });
+    }
     if (asksReasoning(question)) return undefined;
     const parser = await typed.current();
     const lexicon = parser.lexicon;
-    const parsed = parseOnce(parser, question);
+    let parsed = parseOnce(parser, question);
     const marks = parsed.edit;
     // Whether the conversation's last answer was a typed one, which this question may edit.
     let lastTyped = false;
@@ -113,18 +124,29 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       // of a typed answer, and what the rules are unsure of or read otherwise.
       const old = classifier.classify(question);
       // The conversation's memory is read only when the question may continue a typed answer.
-      const continues = old.intent === 'next_page' || marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
+      const continues = marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
       const memory = continues ? await memoryStore.load(contextId) : undefined;
       lastTyped = memory?.query !== undefined;
-      // A question that points back at an answer the rules gave ("and how many of those…") is theirs to go on with:
-      // read on its own, it would answer about the whole estate.
-      if (memory !== undefined && !lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd)) return undefined;
-      if (old.intent === 'next_page' && lastTyped) {
-        // "next page", "list them" after a typed answer: its rows, by the typed path.
-        return typedTurn<ArgoIntent>({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);
+      // A follow-up that names no entity continues the last answer's ("of those, which are in prod-eu-1?" after a list
+      // of applications: prod-eu-1 is where they run, not the cluster asked about).
+      const previousEntity = memory?.query?.entity ?? (memory?.tool === 'list_applications' ? 'applications' : undefined);
+      if (previousEntity !== undefined && !marks.ownEntity && parsed.query !== undefined && parsed.query.entity !== previousEntity) parsed = parser.parse(question, now(), { entity: previousEntity });
+      // A question that points back ("only the out-of-sync ones", "what about staging?", "and how many of those…") at
+      // a list the list plan answered edits that list's query, read back from its arguments: listed by the list plan
+      // when it applies all of the edited query, else by the query tool, said as carried over. Any other answer
+      // (a search, a project list) has no query to edit: read on its own, the question would answer about the whole
+      // estate, so the rules say what they can narrow.
+      if (memory !== undefined && !lastTyped && (marks.anaphora || marks.about || ((marks.only || marks.leadingAnd) && !marks.ownEntity))) {
+        const previous = memory.tool === 'list_applications' ? listQueryOf(memory.args) : undefined;
+        const edited = previous === undefined ? undefined : applyEdit(parsed, previous, multiFields(ARGOCD_DOMAIN, previous.entity));
+        // An edit the last answer cannot take (a search's matches narrowed by health) is said so.
+        if (edited === undefined || edited.kind === 'standalone') return { ...actTurn<ArgoIntent>('unknown', { [EDITS_LAST_ENTITY]: 'yes' }), confidence: 0, unused: parsed.unapplied };
+        const narrowed = { ...parsed, query: edited.query };
+        const list = listClassification(narrowed, lexicon);
+        if (list !== undefined) return { ...list, entities: { ...list.entities, [EDITS_LAST_ENTITY]: 'yes' } };
+        return typedTurn<ArgoIntent>({ ...typedOf(narrowed, lexicon), carried: 'last' }, true);
       }
       if (parsed.kind === 'empty' || parsed.query === undefined) return undefined;
-      if (old.intent === 'help') return undefined;
       // A list or count of applications that the list plan applies in full is planned as that list (typed-list.ts):
       // read by the typed reading, executed and presented by the list plan.
       const editsLast = lastTyped && editsOf(marks);
@@ -132,7 +154,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       const searchOfApps = old.intent === 'search' && marks.ownEntity && typedAnswers(parsed);
       // What neither reader reads a word of the domain in ("what is the weather in amsterdam?") is the rules' to refuse.
       const readsDomain = parsed.read.some((w) => w.as !== 'guess');
-      if (!editsLast && (old.intent === 'refine' || searchOfApps || (old.intent === 'unknown' && readsDomain))) {
+      if (!editsLast && (searchOfApps || (old.intent === 'unknown' && readsDomain))) {
         const list = listClassification(parsed, lexicon);
         if (list !== undefined) return list;
         // What the typed reading read something of, it answers, naming the words it did not apply.
@@ -146,7 +168,7 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       const editsTyped = lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
       // The rules say they read every word of a list question, yet filter on other fields than the typed reading: the
       // typed answer, which names the words it did not apply, is the one that does not mislead.
-      const disagree = oldSure && (old.intent === 'list_applications' || old.intent === 'refine') && !sameFields(old, parsed.query) && parsed.unapplied.length <= 2;
+      const disagree = oldSure && old.intent === 'list_applications' && !sameFields(old, parsed.query) && parsed.unapplied.length <= 2;
       if (!typedAnswers(parsed) && !disagree) return undefined;
       // A negation is the typed reading's (the rules' "not" attaches to a word by its pattern, not by the sentence),
       // unless the question has several parts, which the rules answer one by one.
@@ -155,7 +177,6 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       // The entity was only guessed from a name ("anything named fraud-api": an application set's name, and part of
       // applications'): the rules, sure of their reading (a search across kinds), keep it.
       if (oldSure && old.intent === 'search' && !marks.ownEntity && parsed.query.entity !== ARGOCD_DOMAIN.defaultEntity) return undefined;
-      if (old.intent === 'next_page') return undefined;
     }
     return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), lastTyped && editsOf(marks));
   }

@@ -17,7 +17,8 @@ import {
   type ToolCall,
   type ToolResult,
 } from '@flotilla/agent-kit';
-import type { Query } from '@flotilla/query';
+import { and, type Query, type Where } from '@flotilla/query';
+import { listQueryOf } from './typed-list.js';
 import { NOT_HEALTHY, type ArgoIntent } from './intents.js';
 import { PRESENTATION } from './presentation.js';
 import { planTyped, respondTyped, type TypedQuestion } from './typed.js';
@@ -48,7 +49,6 @@ type FilterEntity = (typeof FILTER_ENTITIES)[number];
 const APP_FILTERS: readonly FilterEntity[] = ['sync', 'health', 'env', 'team', 'project', 'cluster', 'namespace', 'label', 'label_exists', 'repo', 'name_contains', 'name_guess', 'window', 'phase', 'auto_sync'];
 const APPLIES: Readonly<Record<ArgoIntent, readonly FilterEntity[]>> = {
   list_applications: APP_FILTERS,
-  refine: APP_FILTERS,
   search: [...APP_FILTERS, 'query'],
   attention: ['env', 'team', 'project', 'cluster', 'namespace', 'label', 'label_exists', 'repo', 'name_contains'],
   // One application's own state answers "is it healthy?", "is it in sync?".
@@ -371,7 +371,7 @@ function accountingNote(c: Classification<ArgoIntent> | undefined): string {
 }
 
 /** A list question with nothing understood to filter by but words left over: ask rather than list everything. */
-const LIST_INTENTS: readonly ArgoIntent[] = ['list_applications', 'refine', 'search'];
+const LIST_INTENTS: readonly ArgoIntent[] = ['list_applications', 'search'];
 
 function nothingUnderstood(c: Classification<ArgoIntent>, args: Args): boolean {
   return LIST_INTENTS.includes(c.intent) && (c.unused ?? []).length > 0 && Object.keys(args).length === 0 && c.entities.count === undefined && c.entities.group_by === undefined;
@@ -417,8 +417,6 @@ export function createArgoCdDomain(options: ArgoCdDomainOptions = {}): AgentDoma
           const offset = pageOffset(oneValue(e.page), { shown: memory.offset, next: memory.end ?? memory.offset + PRESENTATION.pageRows, size: PRESENTATION.pageRows });
           return offset >= memory.total ? [] : [page(memory.tool, memory.args, offset)];
         }
-        case 'refine':
-          return [page(memory?.tool === 'list_applications' || memory === undefined ? 'list_applications' : memory.tool, { ...(memory?.args ?? {}), ...filters })];
         case 'query':
         case 'query_followup':
           return planTyped(typedQuestion(c), memory?.query, shownOf(memory)).calls;
@@ -482,7 +480,7 @@ function respondTo(
 ): Answer<ArgoMemory> {
   if (results.length === 0 && nothingUnderstood(c, applicationFilters(c.entities))) {
     return {
-      text: `I can't answer that as asked, so I did not run it. I can filter ${c.intent === 'list_applications' || c.intent === 'refine' ? 'applications' : 'these lists'} by project, sync, health, cluster, namespace, label, repository, name and the time of the last sync.`,
+      text: `I can't answer that as asked, so I did not run it. I can filter ${c.intent === 'list_applications' ? 'applications' : 'these lists'} by project, sync, health, cluster, namespace, label, repository, name and the time of the last sync.`,
       options: HELP_OPTIONS.slice(0, 3),
       memory,
     };
@@ -491,8 +489,7 @@ function respondTo(
   switch (c.intent) {
     case 'help':
       return helpAnswer('Argo CD', capabilities, HELP_OPTIONS, memory);
-    case 'list_applications':
-    case 'refine': {
+    case 'list_applications': {
       const call = results[0]?.call;
       const tool = call?.tool === undefined ? 'list_applications' : (call.tool as ListTool);
       return listAnswer(tool, withoutPaging(call?.args), results, { ...view, what: tool === 'list_applications' ? 'applications' : 'results' });
@@ -524,7 +521,7 @@ function respondTo(
       return {
         text: `${scope === '' ? '' : `Applications${scope}.\n`}${part(outOfSync, 'Out of sync')}\n\n${part(unhealthy, 'Not healthy')}`,
         options: ['only the out-of-sync ones', 'only the unhealthy ones'],
-        memory: outOfSync === undefined ? memory : { tool: 'list_applications', args: withoutPaging(outOfSync.call.args), offset: 0, total: Number(outOfSync.body.total ?? 0) },
+        memory: outOfSync === undefined ? memory : attentionMemory(outOfSync, unhealthy),
       };
     }
     case 'unknown':
@@ -532,6 +529,22 @@ function respondTo(
     case 'query_followup':
       return { text: "I can't answer that.", options: HELP_OPTIONS, memory };
   }
+}
+
+/**
+ * What an attention answer leaves for a follow-up: the applications it is about, in its scope, out of sync or not
+ * healthy, as one typed query ("only the unhealthy ones in prod" narrows both lists, "next page" pages them as one).
+ * A scope the query cannot say keeps the out-of-sync list, paged by its tool.
+ */
+function attentionMemory(outOfSync: ToolResult, unhealthy: ToolResult | undefined): ArgoMemory {
+  const args = withoutPaging(outOfSync.call.args);
+  const total = Number(outOfSync.body.total ?? 0) + Number(unhealthy?.body.total ?? 0);
+  const scope = listQueryOf(Object.fromEntries(Object.entries(args).filter(([k]) => k !== 'sync_status')));
+  if (scope === undefined) return { tool: 'list_applications', args, offset: 0, total: Number(outOfSync.body.total ?? 0) };
+  const either: Where = { op: 'or', of: [{ op: 'eq', field: 'sync', value: 'OutOfSync' }, { op: 'not', of: { op: 'eq', field: 'health', value: 'Healthy' } }] };
+  const where = and(scope.where, either);
+  const query: Query = { entity: 'applications', ...(where === undefined ? {} : { where }), what: { kind: 'list' } };
+  return { tool: 'query', args: { ...query }, offset: 0, end: 0, total, query };
 }
 
 /** Where the rows the last answer showed start and end. */

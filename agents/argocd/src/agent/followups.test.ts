@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CapabilityIndex, type ToolResult } from '@flotilla/agent-kit';
+import { actPage, actTurn, CapabilityIndex, type ToolResult } from '@flotilla/agent-kit';
 import { createMemoryResultStore } from '@flotilla/bounded-tools';
 import { silentLogger } from '@flotilla/core';
 import { createMetrics } from '@flotilla/metrics';
@@ -10,9 +10,9 @@ import { ArgoCdClient } from '../client/argocd-client.js';
 import { connectArgoCdToolsInProcess } from '../server.js';
 import { createArgoCdAgent } from './agent.js';
 import { createArgoCdDomain, PRESENTATION } from './domain.js';
-import { createArgoCdClassifier } from './intents.js';
+import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
 import { listClassification } from './typed-list.js';
-import { createParser } from '@flotilla/query';
+import { createParser, readAct } from '@flotilla/query';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
 
 /**
@@ -142,7 +142,8 @@ describe('presentation limits of the domain', () => {
     expect(over.options).toEqual(['list them']);
     // Nothing shown: the next page is the first.
     expect(over.memory?.end).toBe(0);
-    const next = domain.plan(classifier.classify('next page'), over.memory);
+    const act = readAct('next page');
+    const next = domain.plan(actTurn<ArgoIntent>('next_page', { page: act === undefined ? '' : (actPage(act) ?? '') }), over.memory);
     expect(next).toEqual([{ tool: 'list_applications', args: { selector: 'env=prod', limit: PRESENTATION.pageRows, offset: 0 } }]);
   });
 

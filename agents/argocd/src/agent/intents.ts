@@ -1,5 +1,4 @@
 import { createRulesClassifier, understoodWords, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
-import { GENERIC_PATTERNS, helpRule, REST_OF_THE_LIST } from '@flotilla/agent-host';
 
 /** What the Argo CD agent can be asked. */
 export const ARGOCD_INTENTS = [
@@ -8,7 +7,6 @@ export const ARGOCD_INTENTS = [
   'search',
   'attention',
   'next_page',
-  'refine',
   /** A typed query (see typed.ts): a standalone question, or one that edits the conversation's last query. */
   'query',
   'query_followup',
@@ -438,19 +436,6 @@ function entities(now: () => number): readonly EntityExtractor[] {
         return app === undefined || ['in', 'on', 'for', 'with', 'that', 'is', 'are'].includes(app.value) ? undefined : named(app);
       },
     },
-    {
-      name: 'page',
-      extract: (_q, t) => {
-        const start = /^(?:list|show|give me) (?:them|those|these)(?: all)?\b|\bfirst page\b/d.exec(t);
-        if (start !== null) return extracted('first', [spanOf(start)]);
-        const prev = /\b(previous|prev|back)\b/d.exec(t);
-        if (prev !== null) return extracted('previous', [spanOf(prev)]);
-        const n = /\bpage (\d{1,4})\b/d.exec(t);
-        if (n?.[1] !== undefined) return extracted(n[1], [spanOf(n)]);
-        const next = /\b(?:the )?(?:next|more|continue|keep going|go on)(?: page| ones| results| rows| \d{1,3})?\b/d.exec(t);
-        return next === null ? undefined : extracted('next', [spanOf(next)]);
-      },
-    },
   ];
 }
 
@@ -484,13 +469,11 @@ export const UNDERSTOOD_WORDS = [
 
 /** Phrases read as a whole: the question's intent words ("needs attention", "what can you do"). */
 const UNDERSTOOD_PHRASES: readonly RegExp[] = [
-  REST_OF_THE_LIST,
   /\bon fire\b/g,
   /\bgoing on\b/g,
   /\bright now\b/g,
   /\bat the moment\b/g,
   /\bapplication sets?\b/g,
-  /\bwhat can you (?:do|tell)\b/g,
   // "degraded or missing": both statuses are read (any of them).
   /(?<=\b(?:healthy|unhealthy|degraded|progressing|suspended|missing|paused),?) (?:or|and)(?= (?:healthy|unhealthy|degraded|progressing|suspended|missing|paused)\b)/g,
   // "healthy but out of sync": "but" joins two statuses (both apply); "everything but the healthy ones" is not this.
@@ -534,26 +517,6 @@ for (const w of [
 const ONE_APP = /(?<![\w./=-])[a-z0-9]+(?:-[a-z0-9]+)+ (?:app|application)(?!s|[\w-])|\b(?:app|application) [a-z0-9]+(?:-[a-z0-9]+)+(?![\w./=-])/;
 
 const rules: readonly IntentRule<ArgoIntent>[] = [
-  {
-    intent: 'next_page',
-    complexity: 'simple',
-    patterns: [
-      ...GENERIC_PATTERNS.nextPage,
-      { pattern: /^(show |give me )?(the )?(next|more|previous)( page| batch| ones| results| \d+)?[.!?]?$/, weight: 0.95 },
-      { pattern: /^(show |go to )?(page|batch) \d+/, weight: 0.95 },
-      { pattern: /^(list|show|give me) (them|those|these)( all)?[.!?]?$|^(show |go to )?(the )?first page[.!?]?$/, weight: 0.95 },
-    ],
-  },
-  {
-    intent: 'refine',
-    complexity: 'simple',
-    patterns: [
-      ...GENERIC_PATTERNS.refine,
-      // Higher than any list pattern: "of those, which are unhealthy?" narrows the list before it.
-      { pattern: /^(of|among|from) (those|these|them)\b/, weight: 0.99 },
-    ],
-  },
-  helpRule('help'),
   {
     intent: 'attention',
     complexity: 'complex',

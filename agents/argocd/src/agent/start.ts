@@ -45,7 +45,6 @@ const SKILL_OF_INTENT: Readonly<Record<ArgoIntent, string>> = {
   list_applications: 'argocd-applications',
   application_details: 'argocd-applications',
   next_page: 'argocd-applications',
-  refine: 'argocd-applications',
   search: 'argocd-search',
   attention: 'argocd-inventory',
   query: 'argocd-applications',
@@ -72,7 +71,7 @@ export const ARGOCD_AGENT = defineDomainAgent({
   // sends a question to the model for its reasoning words or unread words, not for its intent.
   fullyExecuted: ARGOCD_INTENTS.filter((intent) => intent !== 'unknown'),
   // What acts on the conversation's last list: in hybrid mode, a list the model produced is the model's to go on with.
-  continuations: ['next_page', 'refine', 'query_followup'],
+  continuations: ['next_page', 'query_followup'],
   classifier: ({ now }) => createArgoCdClassifier({ now }),
   createAgent: (context: DomainAgentContext<ArgoCdClient, ArgoIntent, ArgoMemory, unknown>) => createArgoCdAgent(context),
   hooks: {

@@ -12,7 +12,7 @@ import { ARGOCD_DOMAIN } from '../query/declare.js';
 import { connectArgoCdToolsInProcess } from '../server.js';
 import { applicationFilters } from './domain.js';
 import { NOT_HEALTHY } from './intents.js';
-import { listClassification, listEntitiesOf } from './typed-list.js';
+import { listClassification, listEntitiesOf, listQueryOf } from './typed-list.js';
 
 /**
  * A list question is read by the typed reading and executed by the list plan (`list_applications`). The translation
@@ -92,6 +92,33 @@ describe('a typed list question, planned as the application list', () => {
       ),
       { numRuns: 120 },
     );
+  });
+
+  it('reads an application list back as the query it answered (what a follow-up edits), for generated conjunctions', () => {
+    const fields = Object.keys(CONDITIONS);
+    fc.assert(
+      fc.property(
+        fc.subarray(fields, { minLength: 0, maxLength: 4 }).chain((chosen) => fc.tuple(...chosen.map((f) => CONDITIONS[f] as fc.Arbitrary<Where>))),
+        (conditions) => {
+          const where: Where | undefined = conditions.length === 0 ? undefined : conditions.length === 1 ? conditions[0] : { op: 'and', of: conditions };
+          const entities = listEntitiesOf({ entity: 'applications', ...(where === undefined ? {} : { where }), what: { kind: 'list' } });
+          if (entities === undefined) throw new Error(`not a list: ${JSON.stringify(where)}`);
+          const args = applicationFilters(entities);
+          const back = listQueryOf(args);
+          expect(back, JSON.stringify(args)).toBeDefined();
+          // The query read back plans the very same list call.
+          const again = back === undefined ? undefined : listEntitiesOf(back);
+          expect(again === undefined ? undefined : applicationFilters(again), JSON.stringify(args)).toEqual(args);
+        },
+      ),
+      { numRuns: 400, seed: 33 },
+    );
+  });
+
+  it('reads back no query from a list filtered on what the query cannot say', () => {
+    for (const args of [{ selector: '!team' }, { selector: 'team!=a' }, { cluster: 'https://10.0.0.1:6443' }, { selector: 'env=prod', unknown_filter: 'x' }]) {
+      expect(listQueryOf(args), JSON.stringify(args)).toBeUndefined();
+    }
   });
 
   it('leaves to the query tool what the list plan would not apply in full', () => {

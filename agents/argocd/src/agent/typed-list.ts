@@ -127,3 +127,109 @@ function namesKnown(query: Query, lexicon: Lexicon): boolean {
   if (names.length === 0) return false;
   return names.every((c) => NAME_FIELDS.has(c.field) && (c.op === 'eq' || c.op === 'in') && (c.op === 'eq' ? [c.value] : c.values).every((v) => lexicon.spelling.has(String(v).toLowerCase())));
 }
+
+/** A label selector's terms: "env in (a,b),team=x" as ["env in (a,b)", "team=x"] (commas inside parentheses kept). */
+function selectorTerms(selector: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < selector.length; i += 1) {
+    const c = selector[i];
+    if (c === '(') depth += 1;
+    else if (c === ')') depth -= 1;
+    else if (c === ',' && depth === 0) {
+      out.push(selector.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(selector.slice(start).trim());
+  return out.filter((t) => t !== '');
+}
+
+/** Label keys the typed query reads as fields of their own. */
+const LABEL_KEYS: ReadonlySet<string> = new Set(['env', 'team', 'region', 'tier']);
+
+/** One selector term as a condition: `k=v`, `k in (a,b)`, `k notin (a)`; undefined for what the query does not say (`!k`, `k!=v`). */
+function termCondition(term: string): Where | undefined {
+  const set = /^([a-z0-9][\w./-]*) (in|notin) \(([^)]*)\)$/.exec(term);
+  if (set !== null) {
+    const [, key = '', op, list = ''] = set;
+    if (!LABEL_KEYS.has(key)) return undefined;
+    const values = list.split(',').map((v) => v.trim()).filter((v) => v !== '');
+    const w: Where = values.length === 1 ? { op: 'eq', field: key, value: values[0] ?? '' } : { op: 'in', field: key, values };
+    return op === 'notin' ? { op: 'not', of: w } : w;
+  }
+  const eq = /^([a-z0-9][\w./-]*)=([\w.-]*)$/.exec(term);
+  if (eq === null) return undefined;
+  const [, key = '', value = ''] = eq;
+  return LABEL_KEYS.has(key) ? { op: 'eq', field: key, value } : { op: 'eq', field: 'label', value: term };
+}
+
+/** A status filter of the list ("OutOfSync" or several) as a condition. */
+function statusCondition(field: string, value: unknown): Where | undefined {
+  const values = typeof value === 'string' ? [value] : Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+  if (values === undefined || values.length === 0) return undefined;
+  return values.length === 1 ? { op: 'eq', field, value: values[0] ?? '' } : { op: 'in', field, values };
+}
+
+/**
+ * The typed query an application list answered, read back from its tool arguments (the inverse of `listEntitiesOf`):
+ * what a follow-up ("only the out-of-sync ones", "what about staging?") edits. Undefined when the list filtered on
+ * something the query cannot say (a label's absence, a cluster by URL), so the follow-up is not misread.
+ */
+export function listQueryOf(args: Readonly<Record<string, unknown>>): Query | undefined {
+  const parts: Where[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (value === undefined || key === 'limit' || key === 'offset' || key === 'refresh') continue;
+    let w: Where | undefined;
+    switch (key) {
+      case 'sync_status':
+        w = statusCondition('sync', value);
+        break;
+      case 'health_status':
+        w = statusCondition('health', value);
+        break;
+      case 'operation_phase':
+        w = statusCondition('operation', value);
+        break;
+      case 'cluster':
+        w = statusCondition('cluster', value);
+        if ((typeof value === 'string' ? [value] : Array.isArray(value) ? value : []).some((v) => String(v).includes('://'))) return undefined;
+        break;
+      case 'project':
+      case 'namespace':
+      case 'repo':
+        w = typeof value === 'string' ? { op: 'eq', field: key, value } : undefined;
+        break;
+      case 'name_contains':
+        w = typeof value === 'string' ? { op: 'contains', field: 'name', value } : undefined;
+        break;
+      case 'auto_sync':
+        w = typeof value === 'boolean' ? { op: 'eq', field: 'auto_sync', value } : undefined;
+        break;
+      case 'last_sync_after':
+      case 'last_sync_before':
+      case 'created_after':
+      case 'created_before': {
+        const [, field = '', op = ''] = /^(last_sync|created)_(after|before)$/.exec(key) ?? [];
+        w = typeof value === 'string' ? { op: op === 'after' ? 'after' : 'before', field, at: value } : undefined;
+        break;
+      }
+      case 'selector': {
+        if (typeof value !== 'string') return undefined;
+        for (const term of selectorTerms(value)) {
+          const c = termCondition(term);
+          if (c === undefined) return undefined;
+          parts.push(c);
+        }
+        continue;
+      }
+      default:
+        return undefined;
+    }
+    if (w === undefined) return undefined;
+    parts.push(w);
+  }
+  const where = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : ({ op: 'and', of: parts } satisfies Where);
+  return { entity: 'applications', ...(where === undefined ? {} : { where }), what: { kind: 'list' } };
+}

@@ -1,13 +1,14 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
-import { boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, liveParser, readableParts, routingReading, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
+import { actPage, actTurn, EDITS_LAST_ENTITY, typedPageTurn, boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, liveParser, readableParts, routingReading, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { applyEdit, conditionsOf, createParser, multiFields, type Lexicon, type Parser, type Query, type Where } from '@flotilla/query';
+import { applyEdit, conditionsOf, createParser, multiFields, readAct, type ConversationAct, type Edited, type Lexicon, type Parser, type Query, type Where } from '@flotilla/query';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import { NETBOX_DOMAIN } from '../query/declare.js';
 import { createNetBoxDomain } from './domain.js';
 import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
 import { NETBOX_OUTPUT_SCHEMAS } from '../tools/tools.js';
-import { listClassification } from './typed-list.js';
+import { listClassification, listQueryOf } from './typed-list.js';
+import { lastQuery } from './typed.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
 export const CACHEABLE_INTENTS: readonly NetBoxIntent[] = ['query', 'list_sites', 'list_devices', 'device_details', 'site_interfaces', 'device_interfaces', 'prefix_free', 'prefix_used', 'search', 'help'];
@@ -56,11 +57,31 @@ const hasNot = (w: Where | undefined): boolean => w !== undefined && (w.op === '
 /** The fields that place a part elsewhere than the part before it (a site, a region, a device). */
 const PLACE_FIELDS: ReadonlySet<string> = new Set(['site', 'region', 'name', 'device', 'rack']);
 /** Intents the typed query does not model: their questions stay with the rules. */
-const RULES_ONLY: ReadonlySet<NetBoxIntent> = new Set(['search', 'prefix_free', 'prefix_used', 'refine', 'summary', 'next_page', 'help']);
+const RULES_ONLY: ReadonlySet<NetBoxIntent> = new Set(['search', 'prefix_free', 'prefix_used']);
 /** Entities only the typed query reads (their intent rules are gone). */
 const TYPED_ONLY: ReadonlySet<string> = new Set(['vlans', 'prefixes', 'cables', 'racks']);
 /** A comparison of two groups is a typed query: not reasoning the rules cannot do. */
 const COUNTED_COMPARISONS = new Set(['compare', 'compared', 'comparing', 'comparison', 'versus', 'vs', 'vs.']);
+
+/** Fields of the stored rows of each list that `read_result`'s "field=value" filter compares, as the query names them. */
+const STORED_FIELDS: Readonly<Record<string, ReadonlySet<string>>> = { interfaces: new Set(['cabled', 'enabled']), devices: new Set(['status', 'role']) };
+
+/**
+ * The `read_result` filter of an edit that only adds one condition the stored rows hold ("only the uncabled ones"
+ * after a stored list of interfaces: cabled=false), or undefined when the edit asks more than a stored list answers.
+ */
+function storedFilter(previous: Query, edited: Edited): string | undefined {
+  const query = edited.query;
+  if (edited.kind !== 'refine' || query.what.kind !== 'list' || query.entity !== previous.entity) return undefined;
+  const partsOf = (w: Where | undefined): string[] => (w === undefined ? [] : w.op === 'and' ? w.of : [w]).map((x) => JSON.stringify(x));
+  const before = new Set(partsOf(previous.where));
+  const after = partsOf(query.where);
+  if (![...before].every((p) => after.includes(p))) return undefined;
+  const added = after.filter((p) => !before.has(p)).map((p) => JSON.parse(p) as Where);
+  const [w] = added;
+  if (added.length !== 1 || w === undefined || w.op !== 'eq' || STORED_FIELDS[query.entity]?.has(w.field) !== true) return undefined;
+  return `${w.field}=${String(w.value)}`;
+}
 
 /** A session store as the workflow's memory store: the conversation's progressive session is its memory. */
 export function sessionMemory(sessions: SessionStore): MemoryStore<ProgressiveSession> {
@@ -96,25 +117,47 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
   const parseOnce = parseMemo();
   const turn = (t: TypedQuestion, followup: boolean): Classification<NetBoxIntent> => typedTurn<NetBoxIntent>(t, followup);
   async function typedClassification(question: string, contextId: string): Promise<Classification<NetBoxIntent> | undefined> {
+    // "next page", "get all", "a quick look instead", "try again", "just the counts", "help": acts on the conversation.
+    const act = readAct(question);
+    if (act !== undefined) return actClassification(act, contextId);
     if (reasoningWords(question).some((w) => !COUNTED_COMPARISONS.has(w))) return undefined;
     const parser = await typed.current();
-    const parsed = parseOnce(parser, question);
+    let parsed = parseOnce(parser, question);
     const marks = parsed.edit;
     const follows = marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity;
     if (parsed.kind === 'action') return turn(typedOf(parsed), false);
     const old = classifier.classify(question);
     // A prefix's free or used addresses are read from its available-ips by the rules' plan.
     if (old.intent === 'prefix_free' || old.intent === 'prefix_used') return undefined;
-    const memory = old.intent === 'next_page' || follows ? await memoryStore.load(contextId) : undefined;
+    const memory = follows ? await memoryStore.load(contextId) : undefined;
     const lastTyped = memory?.tool === 'query';
-    // A question that points back ("how many of them are staged?") at anything but a typed answer is the rules' to go
-    // on with (or to say it cannot): read on its own, it would answer about the whole estate.
-    if (!lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd)) return undefined;
-    if (old.intent === 'next_page' && lastTyped) return turn({ query: undefined, edit: marks, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted: oneValue(old.entities.page) }, true);
+    // The query the last answer ran: a typed one's, or a list's read back from its tool and arguments.
+    const source = memory?.source ?? (memory === undefined ? undefined : { tool: memory.tool, args: memory.args });
+    const previous = lastTyped ? lastQuery(memory) : source === undefined ? undefined : listQueryOf(source.tool, source.args);
+    // A follow-up that names no entity continues the last answer's ("only the ones in ams1" after interfaces).
+    if (previous !== undefined && !marks.ownEntity && parsed.query !== undefined && parsed.query.entity !== previous.entity) parsed = parser.parse(question, Date.now(), { entity: previous.entity });
+    // "only"/"and" point back unless the question names its own entity ("just a quick look at the interfaces of …").
+    const refers = marks.anaphora || marks.about || ((marks.only || marks.leadingAnd) && !marks.ownEntity);
+    // A question that points back ("only the switches", "how many of them are staged?") at a list edits the list's
+    // query: listed by the list plan when it applies all of it, else by the query tool, said as carried over. At an
+    // answer with no query to edit (a device's details, a prefix's addresses), read on its own it would answer about
+    // the whole estate: the rules say what they can do instead.
+    if (memory !== undefined && !lastTyped && refers) {
+      const edited = previous === undefined ? undefined : applyEdit(parsed, previous, multiFields(NETBOX_DOMAIN, previous.entity));
+      // An edit the last answer cannot take (a status of interfaces, a narrowing of a device's details) is said so.
+      if (edited === undefined || edited.kind === 'standalone') return { ...actTurn<NetBoxIntent>('unknown', { [EDITS_LAST_ENTITY]: 'yes' }), confidence: 0, unused: parsed.unapplied };
+      // A list kept in the result store is narrowed there, without asking NetBox again.
+      const filter = memory?.resultId === undefined || previous === undefined ? undefined : storedFilter(previous, edited);
+      if (filter !== undefined) return actTurn<NetBoxIntent>('refine', { filter });
+      const narrowed = { ...parsed, query: edited.query };
+      const list = listClassification(narrowed);
+      if (list !== undefined) return { ...list, entities: { ...list.entities, [EDITS_LAST_ENTITY]: 'yes' } };
+      return turn({ ...typedOf(narrowed, parser.lexicon), carried: 'last' }, true);
+    }
     if (parsed.kind === 'empty' || parsed.query === undefined) return undefined;
     // VLANs, prefixes, cables and racks named by the question are the typed reading's alone (it says what it did not
     // apply); a prefix's free or used addresses and a search stay with the rules.
-    if (TYPED_ONLY.has(parsed.query.entity) && marks.ownEntity && !(['search', 'help', 'next_page'] as NetBoxIntent[]).includes(old.intent)) return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
+    if (TYPED_ONLY.has(parsed.query.entity) && marks.ownEntity && old.intent !== 'search') return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
     // Lists of devices and sites (their intent rules are gone) and whatever else the rules do not read are the typed
     // reading's: planned as NetBox's list when the list applies all of it (typed-list.ts), else a typed query, which
     // names the words it did not apply.
@@ -126,11 +169,9 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;
     // What the typed query does not model (search, a prefix's addresses, site batches) stays with the rules;
     // so does a reading the typed parser only guessed ("xyz9" as a device name) where the rules are sure.
-    // A refinement of a typed answer ("only the offline ones") edits its query: the rules hold no list to refine.
-    const refinesTyped = lastTyped && old.intent === 'refine';
     // The rules' guess at an intent they are not sure of ("list prefixes" for "boxes not made by Palo Alto Networks")
     // does not take a question the typed reading reads completely.
-    if ((RULES_ONLY.has(old.intent) && !refinesTyped && (oldSure || old.intent === 'next_page' || old.intent === 'help')) || (oldSure && parsed.inferred.length > 0)) return undefined;
+    if ((RULES_ONLY.has(old.intent) && oldSure) || (oldSure && parsed.inferred.length > 0)) return undefined;
     const shape = parsed.query.what.kind;
     // A device named alone ("show device x") is the rules' device view (its interfaces and addresses beside it); a
     // field asked of it ("serial of x") is the typed projection.
@@ -146,6 +187,34 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     // A device's interfaces are the typed query's: a count is counted, and a list of up to 50 is shown whole.
     if (old.intent !== 'device_interfaces' && oldSure && !ownShape && !(lastTyped && follows) && !negated && namesKnown && sameFields(old, parsed.query)) return undefined;
     return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
+  }
+  /**
+   * A conversation act: a page of the last answer (a typed answer's by the typed path), the whole of a sampled answer,
+   * a sample of it, the last question again, its totals, or help.
+   */
+  async function actClassification(act: ConversationAct, contextId: string): Promise<Classification<NetBoxIntent>> {
+    switch (act.kind) {
+      case 'help':
+        return actTurn<NetBoxIntent>('help');
+      case 'summary': {
+        // The totals of a typed answer are its query counted; of a list, the session's summary.
+        const last = lastQuery(await memoryStore.load(contextId));
+        if (last === undefined) return actTurn<NetBoxIntent>('summary');
+        const edit = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: true, ownWhat: true, subjectless: false };
+        return turn({ query: { entity: last.entity, ...(last.where === undefined ? {} : { where: last.where }), what: { kind: 'count' } }, edit, unapplied: [], corrections: [], inferred: [], notRead: [], carried: 'last' }, false);
+      }
+      case 'retry':
+        return actTurn<NetBoxIntent>('refine', { again: 'yes' });
+      case 'sample':
+        return actTurn<NetBoxIntent>('refine', { quick: 'yes' });
+      case 'all':
+        return actTurn<NetBoxIntent>('refine', { all: 'yes' });
+      case 'page': {
+        const page = actPage(act) ?? 'next';
+        if ((await memoryStore.load(contextId))?.tool === 'query') return typedPageTurn<NetBoxIntent>(page);
+        return actTurn<NetBoxIntent>('next_page', { page });
+      }
+    }
   }
   /** The parts of a question answered one by one (`readableParts`), each read once. */
   async function splitOf(question: string) {

@@ -10,8 +10,9 @@ const classifier = createNetBoxClassifier();
  * new intent does not compile until it does); what NetBox cannot answer is below.
  */
 // The typed query's intents, and the device and site lists it plans (typed-list.ts), come from the typed reader
-// (agent.ts), not from the rules: they have no phrasings here (see typed-list.test.ts).
-const PHRASINGS: Readonly<Record<Exclude<NetBoxIntent, 'unknown' | 'query' | 'query_followup' | 'list_sites' | 'list_devices'>, readonly (readonly [question: string, entities: Readonly<Record<string, string>>])[]>> = {
+// (agent.ts), not from the rules: they have no phrasings here (see typed-list.test.ts); nor have the conversation's
+// acts (pages, summaries, help, a sample, the whole: @flotilla/query `readAct`, acts.test.ts) and the edits of a list.
+const PHRASINGS: Readonly<Record<Exclude<NetBoxIntent, 'unknown' | 'query' | 'query_followup' | 'list_sites' | 'list_devices' | 'next_page' | 'summary' | 'help' | 'refine'>, readonly (readonly [question: string, entities: Readonly<Record<string, string>>])[]>> = {
   site_interfaces: [
     ['interfaces of every switch in ams1', { site: 'ams1', role: 'switch' }],
     ['interfaces of all devices at ams1', { site: 'ams1' }],
@@ -28,10 +29,6 @@ const PHRASINGS: Readonly<Record<Exclude<NetBoxIntent, 'unknown' | 'query' | 'qu
   prefix_free: [['free ips in 10.1.2.0/24', { prefix: '10.1.2.0/24' }], ['how full is 10.4.0.0/24', { prefix: '10.4.0.0/24' }]],
   prefix_used: [['used ips in 10.1.2.0/24', { prefix: '10.1.2.0/24' }], ['which addresses are assigned in 10.1.2.0/24?', { prefix: '10.1.2.0/24' }]],
   search: [['find core', { query: 'core' }], ['search for 10.1.2.5', { query: '10.1.2.5' }]],
-  next_page: [['next batch', { page: 'next' }], ['more', { page: 'next' }], ['batch 3', { page: '3' }]],
-  refine: [['only the uncabled ones', { state: 'cabled=false' }], ['only the offline ones', { status: 'offline' }]],
-  summary: [['summary instead', {}], ['just the counts', {}]],
-  help: [['what can you do?', {}]],
 };
 const CASES: readonly IntentCase<NetBoxIntent>[] = Object.entries(PHRASINGS).flatMap(([intent, rows]) => rows.map(([question, entities]) => [question, intent as NetBoxIntent, entities] as const));
 

@@ -1,5 +1,4 @@
 import { createRulesClassifier, understoodWords, type EntityExtractor, type Extracted, type IntentRule, type RulesClassifier, type Span } from '@flotilla/agent-kit';
-import { GENERIC_PATTERNS, helpRule, REST_OF_THE_LIST } from '@flotilla/agent-host';
 
 /** What the NetBox agent can be asked. */
 export const NETBOX_INTENTS = [
@@ -121,7 +120,6 @@ const entities: readonly EntityExtractor[] = [
       return found === undefined || /^(the|a|an|device|site)$/.test(valueOf(found) ?? '') ? undefined : found;
     },
   },
-  { name: 'again', extract: (_q, t) => when(t, /^(?:try|ask|do it|read it) again\b|^retry\b/, 'yes') },
   { name: 'quick', extract: (_q, t) => when(t, /\b(?:quick look|quick|sample|sampled|glance|rough idea|spot check)\b/, 'yes') },
   { name: 'all', extract: (_q, t) => when(t, /\b(?:all of them|get all|full analysis|everything|exact|the rest)\b/, 'yes') },
   {
@@ -136,13 +134,6 @@ const entities: readonly EntityExtractor[] = [
     // "by role", "per site": no tool here breaks a list down; named as not applied (filterEntities) when asked.
     name: 'group_by',
     extract: (_q, t) => first(t, [/\b(?:per|by|for each|grouped by|group by|broken down by|breakdown by|split by) (site|role|status|rack|type|manufacturer|vlan|tag)s?\b(?! [a-z]{2,4}\d)/]),
-  },
-  {
-    name: 'page',
-    extract: (_q, t) =>
-      when(t, /\b(?:previous|prev|back)\b/, 'previous') ??
-      first(t, [/\b(?:page|batch) (\d{1,5})\b/]) ??
-      when(t, /\b(?:the )?(?:next|more|continue|keep going)(?: page| batch| ones| results)?\b/, 'next'),
   },
 ];
 
@@ -168,8 +159,6 @@ export const NETBOX_UNDERSTOOD_WORDS = [
 
 const NETBOX_UNDERSTOOD: readonly RegExp[] = [
   understoodWords(NETBOX_UNDERSTOOD_WORDS),
-  REST_OF_THE_LIST,
-  /\bwhat can you (?:do|tell)\b/g,
   /\bin use\b/g,
 ];
 
@@ -183,39 +172,6 @@ const NETBOX_TYPO_VOCABULARY = [
 const INTERFACES = String.raw`\b(interfaces?|ports?|nics?)\b`;
 
 const rules: readonly IntentRule<NetBoxIntent>[] = [
-  {
-    intent: 'next_page',
-    complexity: 'simple',
-    patterns: [
-      ...GENERIC_PATTERNS.nextPage,
-      { pattern: /^(show |give me )?(the )?(next|more|previous)( page| batch| ones| results| \d+)?[.!?]?$/, weight: 0.95 },
-      { pattern: /^(show |go to )?(page|batch) \d+/, weight: 0.95 },
-    ],
-  },
-  {
-    intent: 'summary',
-    complexity: 'simple',
-    patterns: [
-      { pattern: /^(a |the |just (a |the )?)?summary\b/, weight: 0.93 },
-      { pattern: /\b(summary|summarise|summarize|overview|totals?) (instead|only|please)\b/, weight: 0.93 },
-      { pattern: /^(just )?(the )?(counts|totals|numbers)\b/, weight: 0.9 },
-    ],
-  },
-  {
-    intent: 'refine',
-    complexity: 'simple',
-    patterns: [
-      ...GENERIC_PATTERNS.refine,
-      // A later part of a question that narrows the part before it ("…, and how many of them are offline?" is asked
-      // as "of those, …").
-      { pattern: /^(of|among|from) (those|these|them)\b/, weight: 0.99 },
-      { pattern: /^(get|show|give me|read|fetch) (me )?(all|every(thing)?)( of)?( them| it| the devices)?[.!]?$|^all of them\b|\bfull analysis\b/, weight: 0.9 },
-      { pattern: /^(just )?(a |take a )?(quick look|sample)( please| instead)?[.!]?$/, weight: 0.92 },
-      { pattern: /^(try|ask|do it|read it) again\b|^retry\b/, weight: 0.92 },
-    ],
-    unless: [/\bquick look (at|of|on)\b/],
-  },
-  helpRule('help'),
   {
     intent: 'prefix_free',
     complexity: 'simple',

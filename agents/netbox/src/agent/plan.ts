@@ -50,20 +50,17 @@ export function planFor(c: Classification<NetBoxIntent>, memory: ProgressiveSess
       return offset >= memory.total ? [] : [continueSession(memory, offset)];
     }
     case 'refine': {
+      // A conversation act on the remembered question (@flotilla/query `readAct`): widened, sampled or asked again; or
+      // an edit of a stored list's query narrowed in the store (agent.ts). Other edits run as their own query.
       if (memory === undefined) return [];
       if (oneValue(e.all) !== undefined && memory.source?.args.sample === true) return [{ tool: memory.source.tool, args: { ...memory.source.args, sample: false, limit: memory.batchSize, offset: 0 } }];
-      // A remembered question, widened, sampled or simply asked again.
       const source = memory.source;
       if (source !== undefined && oneValue(e.quick) !== undefined) return [{ tool: source.tool, args: { ...source.args, sample: true, limit: memory.batchSize, offset: 0 } }];
       if (source !== undefined && oneValue(e.again) !== undefined) return [{ tool: source.tool, args: { ...source.args, limit: memory.batchSize, offset: 0 } }];
-      const state = oneValue(e.state);
-      if (memory.resultId !== undefined) {
-        const filter = state ?? (oneValue(e.status) !== undefined ? `status=${oneValue(e.status)}` : oneValue(e.role) !== undefined ? `role=${oneValue(e.role)}` : undefined);
-        if (filter === undefined) return [];
-        return [{ tool: 'read_result', args: { result_id: memory.resultId, filter, offset: 0, limit: memory.batchSize } }];
-      }
-      const extra = memory.tool === 'list_devices' ? deviceFilters(e) : defined({ status: oneValue(e.status), site: oneValue(e.site) });
-      return Object.keys(extra).length === 0 ? [] : [{ tool: memory.tool, args: { ...memory.args, ...extra, offset: 0, limit: PRESENTATION.showWholeMax } }];
+      // An edit that adds one condition the stored rows hold ("cabled=false"), read from the store.
+      const filter = oneValue(e.filter);
+      if (filter !== undefined && memory.resultId !== undefined) return [{ tool: 'read_result', args: { result_id: memory.resultId, filter, offset: 0, limit: memory.batchSize } }];
+      return [];
     }
     case 'summary': {
       if (memory === undefined) return [];

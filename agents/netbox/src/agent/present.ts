@@ -201,7 +201,7 @@ export function createRespond({ now, plan: planFor }: PresentOptions): AgentDoma
       options.push(OPTIONS.showAll.prompt);
     }
     const data = input.limitations.length > 0 || more ? limitationData(input.limitations, input.handling, session, options) : undefined;
-    return { text: lines.filter((l) => l.length > 0).join('\n'), options, memory: more || sampled ? session : undefined, ...(data === undefined ? {} : { data }) };
+    return { text: lines.filter((l) => l.length > 0).join('\n'), options, memory: session, ...(data === undefined ? {} : { data }) };
   }
 
   function deviceAnswer(results: readonly ToolResult[], memory: ProgressiveSession | undefined, contextId: string): Answer<ProgressiveSession> {

@@ -33,3 +33,31 @@ export function listClassification(parsed: Parsed): Classification<NetBoxIntent>
   if (list === undefined) return undefined;
   return { intent: list.intent, entities: list.entities, confidence: 0.95, complexity: 'simple', alternatives: [], unused: [], corrected: parsed.corrections };
 }
+
+/** What each list tool's arguments say, as the typed query's fields (the inverse of the list plans). */
+const LIST_ARGS: Readonly<Record<string, { readonly entity: string; readonly fields: Readonly<Record<string, string>> }>> = {
+  list_devices: { entity: 'devices', fields: { site: 'site', role: 'role', status: 'status', tag: 'tag' } },
+  list_sites: { entity: 'sites', fields: { status: 'status', region: 'region' } },
+  list_interfaces: { entity: 'interfaces', fields: { site: 'site', role: 'role', device: 'device', cabled: 'cabled', enabled: 'enabled' } },
+};
+/** Arguments that page or sample a list, not filter it. */
+const PAGING_ARGS: ReadonlySet<string> = new Set(['limit', 'offset', 'sample', 'refresh']);
+
+/**
+ * The typed query a list answered, read back from its tool and arguments: what a follow-up ("only the switches", "what
+ * about lon1?", "how many of them are offline?") edits. Undefined for any other answer, or a filter the query cannot
+ * say, so the follow-up is not misread.
+ */
+export function listQueryOf(tool: string, args: Readonly<Record<string, unknown>>): Query | undefined {
+  const list = LIST_ARGS[tool];
+  if (list === undefined) return undefined;
+  const parts: Where[] = [];
+  for (const [key, value] of Object.entries(args)) {
+    if (value === undefined || PAGING_ARGS.has(key)) continue;
+    const field = list.fields[key];
+    if (field === undefined || (typeof value !== 'string' && typeof value !== 'boolean')) return undefined;
+    parts.push({ op: 'eq', field, value });
+  }
+  const where: Where | undefined = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { op: 'and', of: parts };
+  return { entity: list.entity, ...(where === undefined ? {} : { where }), what: { kind: 'list' } };
+}
