@@ -24,7 +24,7 @@ export type Sense =
 
 const GRAMMAR: readonly (readonly [GrammarWord, readonly string[]])[] = [
   ['count', ['how many', 'count', 'counts', 'number of', 'total number of', 'total', 'totals', 'tally', 'how much', 'amount of', 'sum of', 'num of', 'no of', 'qty of', '#']],
-  ['list', ['list', 'show', 'display', 'give', 'get', 'find', 'tell', 'print', 'enumerate', 'see', 'view', 'fetch', 'return', 'lookup', 'look up', 'check', 'pull up', 'bring up', 'ls']],
+  ['list', ['list', 'show', 'display', 'give', 'get', 'find', 'tell', 'print', 'enumerate', 'see', 'view', 'fetch', 'return', 'lookup', 'look up', 'check', 'pull up', 'bring up', 'ls', 'describe', 'inspect']],
   ['which', ['which', 'what', 'whats']],
   ['by', ['per', 'by', 'for each', 'each', 'for every', 'grouped by', 'group by', 'group', 'broken down by', 'split by', 'across', 'in each', 'on each', 'for all', 'bucketed by']],
   ['breakdown', ['breakdown', 'break down', 'breakdowns', 'distribution', 'split', 'spread', 'histogram', 'mix', 'summary', 'summarise', 'summarize', 'overview', 'rundown']],

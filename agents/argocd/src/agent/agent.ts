@@ -5,7 +5,7 @@ import { applyEdit, conditionsOf, multiFields, readAct, type EditMarks, type Lex
 import { liveParser, typedAnswers, typedOf } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
-import { listClassification, listQueryOf } from './typed-list.js';
+import { attentionClassification, listClassification, listQueryOf } from './typed-list.js';
 import { ARGOCD_OUTPUT_SCHEMAS } from '../tools/outputs.js';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
 
@@ -151,11 +151,16 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       // read by the typed reading, executed and presented by the list plan.
       const editsLast = lastTyped && editsOf(marks);
       // A search the typed reading reads whole as a filter of applications ("apps matching region=eu") is that list.
-      const searchOfApps = old.intent === 'search' && marks.ownEntity && typedAnswers(parsed);
-      // What neither reader reads a word of the domain in ("what is the weather in amsterdam?") is the rules' to refuse.
-      const readsDomain = parsed.read.some((w) => w.as !== 'guess');
+      // So is a "search" for a word the domain reads as a condition ("is anything on fire?": fire is no name).
+      const term = oneValue(old.entities.query);
+      const termIsCondition = term !== undefined && parsed.read.some((w) => (w.as === 'phrase' || w.as === 'value') && w.text.split(' ').includes(term));
+      const searchOfApps = old.intent === 'search' && (marks.ownEntity || termIsCondition) && typedAnswers(parsed);
+      // What neither reader reads a word of the domain in ("what is the weather in amsterdam?"), or reads less of than it
+      // leaves unread ("what is the weather like in prod-eu-1 tomorrow"), is the rules' to refuse.
+      const readsDomain = parsed.read.some((w) => w.as !== 'guess') && parsed.unapplied.length <= parsed.read.length;
       if (!editsLast && (searchOfApps || (old.intent === 'unknown' && readsDomain))) {
-        const list = listClassification(parsed, lexicon);
+        // "what needs attention (in prod)?": the attention view, both its lists.
+        const list = attentionClassification(parsed) ?? listClassification(parsed, lexicon);
         if (list !== undefined) return list;
         // What the typed reading read something of, it answers, naming the words it did not apply.
         if (old.intent === 'unknown') return typedTurn<ArgoIntent>(typedOf(parsed, lexicon), false);

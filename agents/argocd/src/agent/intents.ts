@@ -518,17 +518,6 @@ const ONE_APP = /(?<![\w./=-])[a-z0-9]+(?:-[a-z0-9]+)+ (?:app|application)(?!s|[
 
 const rules: readonly IntentRule<ArgoIntent>[] = [
   {
-    intent: 'attention',
-    complexity: 'complex',
-    patterns: [
-      { pattern: /(needs?|requires?|need) (my |our )?attention/, weight: 0.92 },
-      { pattern: /\b(what|anything|which|any)\b.*\b(broken|wrong|failing|problems?|issues?|unhealthy or out of sync|on fire)\b/, weight: 0.86 },
-      { pattern: /^(what'?s|what is) (broken|failing|wrong)/, weight: 0.92 },
-      { pattern: /\b(problems?|issues?|trouble)\b.*\b(argo|apps?|applications?|deployments?)\b/, weight: 0.86 },
-    ],
-    unless: [/\bwith [a-z0-9]+-[a-z0-9-]+/, /\b(failed|failing) (to )?(sync|deploy)/, /\bsyncs? (that )?(have |has )?failed\b/],
-  },
-  {
     intent: 'search',
     complexity: 'simple',
     patterns: [

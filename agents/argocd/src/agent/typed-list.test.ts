@@ -12,7 +12,7 @@ import { ARGOCD_DOMAIN } from '../query/declare.js';
 import { connectArgoCdToolsInProcess } from '../server.js';
 import { applicationFilters } from './domain.js';
 import { NOT_HEALTHY } from './intents.js';
-import { listClassification, listEntitiesOf, listQueryOf } from './typed-list.js';
+import { attentionClassification, listClassification, listEntitiesOf, listQueryOf } from './typed-list.js';
 
 /**
  * A list question is read by the typed reading and executed by the list plan (`list_applications`). The translation
@@ -119,6 +119,36 @@ describe('a typed list question, planned as the application list', () => {
     for (const args of [{ selector: '!team' }, { selector: 'team!=a' }, { cluster: 'https://10.0.0.1:6443' }, { selector: 'env=prod', unknown_filter: 'x' }]) {
       expect(listQueryOf(args), JSON.stringify(args)).toBeUndefined();
     }
+  });
+
+  it('reads "needs attention" in any of its phrasings, within any scope the list applies, as the attention view', () => {
+    const parser = createParser(ARGOCD_DOMAIN, {
+      applications: { cluster: clusters, project: projects, namespace: namespaces, team: label('team'), env: label('env'), tier: label('tier'), region: label('region') },
+    });
+    const asks = ['what needs attention{s}?', 'what needs my attention{s}?', 'which apps need our attention{s}', 'which apps need attention{s}', 'any problems{s}?', "what's wrong{s}", 'is anything on fire{s}?', 'show me the apps with issues{s}', 'what requires attention{s}'];
+    const scopes: fc.Arbitrary<readonly [string, Record<string, string>]> = fc.oneof(
+      fc.constant(['', {}] as const),
+      fc.constantFrom(...label('env')).map((v) => [` in ${v}`, { env: v }] as const),
+      fc.constantFrom(...projects).map((v) => [` in project ${v}`, { project: v }] as const),
+      fc.constantFrom(...clusters.filter((c) => c.includes('-'))).map((v) => [` on cluster ${v}`, { cluster: v }] as const),
+      fc.constantFrom(...label('team')).map((v) => [` owned by team ${v}`, { team: v }] as const),
+    );
+    fc.assert(
+      fc.property(fc.constantFrom(...asks), scopes, (ask, [scope, entities]) => {
+        const question = ask.replace('{s}', scope);
+        const c = attentionClassification(parser.parse(question, EPOCH));
+        expect(c?.intent, question).toBe('attention');
+        expect(c?.entities, question).toEqual(entities);
+      }),
+      { numRuns: 200, seed: 34 },
+    );
+    // A count, or a status of its own, is no attention view: the typed query answers it.
+    for (const question of ['how many apps need attention?', 'degraded apps that need attention', 'out of sync apps with problems in prod']) {
+      expect(attentionClassification(parser.parse(question, EPOCH)), question).toBeUndefined();
+    }
+    // A window with no verb to apply it to is named as not applied, never dropped.
+    const windowed = attentionClassification(parser.parse('which apps need attention since yesterday', EPOCH));
+    if (windowed !== undefined) expect(windowed.unused?.join(' ')).toContain('yesterday');
   });
 
   it('leaves to the query tool what the list plan would not apply in full', () => {

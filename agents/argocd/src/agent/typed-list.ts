@@ -1,6 +1,7 @@
 import type { Classification, Entities } from '@flotilla/agent-kit';
 import { conditionsOf, type Lexicon, type Parsed, type Query, type Where } from '@flotilla/query';
 import { NOT_HEALTHY, type ArgoIntent } from './intents.js';
+import { NEEDS_ATTENTION } from '../query/declare.js';
 
 /**
  * The typed reading of a list question, planned as the application list: a query for applications, listed or counted,
@@ -232,4 +233,25 @@ export function listQueryOf(args: Readonly<Record<string, unknown>>): Query | un
   }
   const where = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : ({ op: 'and', of: parts } satisfies Where);
   return { entity: 'applications', ...(where === undefined ? {} : { where }), what: { kind: 'list' } };
+}
+
+/** Fields the attention view sets itself (its two lists): a question that also filters on them is no attention view. */
+const ATTENTION_OWN: ReadonlySet<string> = new Set(['sync', 'health', 'operation', 'auto_sync', 'last_sync', 'created']);
+
+/**
+ * The attention view's classification of a typed reading: applications that need attention (`NEEDS_ATTENTION`), listed,
+ * within a scope the list plan applies (project, cluster, environment, team, labels...). Its answer shows the two lists
+ * it is made of, out of sync and not healthy; anything else about them (a count, a status filter) is a typed query.
+ */
+export function attentionClassification(parsed: Parsed): Classification<ArgoIntent> | undefined {
+  const query = parsed.query;
+  if (parsed.kind !== 'query' || query === undefined || query.entity !== 'applications' || query.what.kind !== 'list' || parsed.inferred.length > 0 || parsed.notRead.length > 0 || parsed.cut) return undefined;
+  const parts = query.where === undefined ? [] : query.where.op === 'and' ? query.where.of : [query.where];
+  const wanted = JSON.stringify(NEEDS_ATTENTION);
+  const rest = parts.filter((p) => JSON.stringify(p) !== wanted);
+  if (rest.length !== parts.length - 1 || conditionsOf({ op: 'and', of: rest }).some((c) => ATTENTION_OWN.has(c.field))) return undefined;
+  const where = rest.length === 0 ? undefined : rest.length === 1 ? rest[0] : ({ op: 'and', of: rest } satisfies Where);
+  const scope = listEntitiesOf({ entity: 'applications', ...(where === undefined ? {} : { where }), what: { kind: 'list' } });
+  if (scope === undefined) return undefined;
+  return { intent: 'attention', entities: scope, confidence: 0.95, complexity: 'complex', alternatives: [], unused: parsed.unapplied, corrected: parsed.corrections };
 }

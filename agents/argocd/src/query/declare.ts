@@ -6,6 +6,17 @@ import type { DomainDecl, EntityDecl, Where } from '@flotilla/query';
  */
 
 const UNHEALTHY: Where = { op: 'not', of: { op: 'eq', field: 'health', value: 'Healthy' } };
+/**
+ * What "needs attention" means: out of sync, or in any health but Healthy (named, not negated, so a question about it
+ * is no negation). The agent answers it as its attention view, both lists side by side.
+ */
+export const NEEDS_ATTENTION: Where = {
+  op: 'or',
+  of: [
+    { op: 'eq', field: 'sync', value: 'OutOfSync' },
+    { op: 'in', field: 'health', values: ['Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown'] },
+  ],
+};
 const FAILED: Where = { op: 'in', field: 'operation', values: ['Failed', 'Error'] };
 
 export const APPLICATIONS: EntityDecl = {
@@ -16,6 +27,10 @@ export const APPLICATIONS: EntityDecl = {
   nameField: 'name',
   rowFields: ['name', 'project', 'sync', 'health', 'cluster', 'namespace'],
   phrases: [
+    {
+      words: ['attention', 'needs attention', 'need attention', 'needing attention', 'requires attention', 'require attention', 'requiring attention', 'needs my attention', 'need my attention', 'needs our attention', 'need our attention', 'requires my attention', 'requires our attention', 'needs looking at', 'need looking at', 'problems', 'problem', 'issues', 'issue', 'trouble', 'wrong', 'going wrong', 'on fire', 'unhealthy or out of sync', 'out of sync or unhealthy', 'need a look', 'needs a look'],
+      where: NEEDS_ATTENTION,
+    },
     { words: ['unhealthy', 'un-healthy', 'not healthy', 'broken', 'failing', 'in trouble', 'in bad health', 'in poor health', 'erroring', 'bad', 'problematic', 'sick'], where: UNHEALTHY },
     { words: ['failed', 'failed sync', 'failed syncs', 'sync failed', 'failed to sync', 'failing to sync', 'failing sync', 'sync failures', 'sync error', 'sync errors', 'last sync failed', 'fail', 'fails', 'sync fail', 'syncs fail', 'syncs failed', 'failures', 'failure', 'failed their last sync', 'failed its last sync', 'failed the last sync', 'failed last sync', 'failed their sync', 'failed its sync'], where: FAILED },
     { words: ['helm', 'helm apps', 'helm releases', 'from a helm chart', 'from helm charts', 'using helm', 'using a helm chart', 'using helm charts', 'deployed with helm'], where: { op: 'exists', field: 'chart' } },

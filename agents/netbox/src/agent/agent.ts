@@ -7,7 +7,7 @@ import { NETBOX_DOMAIN } from '../query/declare.js';
 import { createNetBoxDomain } from './domain.js';
 import { createNetBoxClassifier, type NetBoxIntent } from './intents.js';
 import { NETBOX_OUTPUT_SCHEMAS } from '../tools/tools.js';
-import { listClassification, listQueryOf } from './typed-list.js';
+import { detailsClassification, listClassification, listQueryOf } from './typed-list.js';
 import { lastQuery } from './typed.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
@@ -160,10 +160,11 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     if (TYPED_ONLY.has(parsed.query.entity) && marks.ownEntity && old.intent !== 'search') return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
     // Lists of devices and sites (their intent rules are gone) and whatever else the rules do not read are the typed
     // reading's: planned as NetBox's list when the list applies all of it (typed-list.ts), else a typed query, which
-    // names the words it did not apply.
-    const readsDomain = parsed.read.some((w) => w.as !== 'guess');
+    // names the words it did not apply; a question it reads less of than it leaves unread ("what is the weather like in
+    // ams1 tomorrow") is the rules' to refuse.
+    const readsDomain = parsed.read.some((w) => w.as !== 'guess') && parsed.unapplied.length <= parsed.read.length;
     if (!(lastTyped && follows) && old.intent === 'unknown' && readsDomain) {
-      return listClassification(parsed) ?? turn(typedOf(parsed, parser.lexicon), false);
+      return detailsClassification(parsed) ?? listClassification(parsed) ?? turn(typedOf(parsed, parser.lexicon), false);
     }
     if (!typedAnswers(parsed)) return undefined;
     const oldSure = old.intent !== 'unknown' && old.confidence >= CONFIDENCE_THRESHOLD && (old.unused ?? []).length === 0;

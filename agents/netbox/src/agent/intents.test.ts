@@ -11,20 +11,14 @@ const classifier = createNetBoxClassifier();
  */
 // The typed query's intents, and the device and site lists it plans (typed-list.ts), come from the typed reader
 // (agent.ts), not from the rules: they have no phrasings here (see typed-list.test.ts); nor have the conversation's
-// acts (pages, summaries, help, a sample, the whole: @flotilla/query `readAct`, acts.test.ts) and the edits of a list.
-const PHRASINGS: Readonly<Record<Exclude<NetBoxIntent, 'unknown' | 'query' | 'query_followup' | 'list_sites' | 'list_devices' | 'next_page' | 'summary' | 'help' | 'refine'>, readonly (readonly [question: string, entities: Readonly<Record<string, string>>])[]>> = {
+// acts (pages, summaries, help, a sample, the whole: @flotilla/query `readAct`, acts.test.ts), the edits of a list,
+// and one device's view or interfaces (typed-list.test.ts, typed.test.ts).
+const PHRASINGS: Readonly<Record<Exclude<NetBoxIntent, 'unknown' | 'query' | 'query_followup' | 'list_sites' | 'list_devices' | 'next_page' | 'summary' | 'help' | 'refine' | 'device_details' | 'device_interfaces'>, readonly (readonly [question: string, entities: Readonly<Record<string, string>>])[]>> = {
   site_interfaces: [
     ['interfaces of every switch in ams1', { site: 'ams1', role: 'switch' }],
     ['interfaces of all devices at ams1', { site: 'ams1' }],
     ['just a quick look at the interfaces of every device in ams1', { site: 'ams1', quick: 'yes' }],
     ['show me ports for each server in sin1', { site: 'sin1', role: 'server' }],
-  ],
-  device_interfaces: [['interfaces of ams1-sw-001', { device: 'ams1-sw-001' }]],
-  device_details: [
-    ['show device ams1-sw-001', { device: 'ams1-sw-001' }],
-    ['interfaces and ips of fra1-rtr-01', { device: 'fra1-rtr-01' }],
-    ['ams1-fw-01', { device: 'ams1-fw-01' }],
-    ['tell me about lon1-sw-010', { device: 'lon1-sw-010' }],
   ],
   prefix_free: [['free ips in 10.1.2.0/24', { prefix: '10.1.2.0/24' }], ['how full is 10.4.0.0/24', { prefix: '10.4.0.0/24' }]],
   prefix_used: [['used ips in 10.1.2.0/24', { prefix: '10.1.2.0/24' }], ['which addresses are assigned in 10.1.2.0/24?', { prefix: '10.1.2.0/24' }]],
@@ -46,7 +40,6 @@ describe('NetBox intents', () => {
 
   it('complex intents route to planning', () => {
     expect(classifier.classify('interfaces of every switch in ams1').complexity).toBe('complex');
-    expect(classifier.classify('show device ams1-sw-001').complexity).toBe('complex');
-    expect(classifier.classify('next batch').complexity).toBe('simple');
+    expect(classifier.classify('free ips in 10.1.2.0/24').complexity).toBe('simple');
   });
 });

@@ -205,28 +205,6 @@ const rules: readonly IntentRule<NetBoxIntent>[] = [
     requires: ['site'],
   },
   {
-    intent: 'device_interfaces',
-    complexity: 'simple',
-    patterns: [
-      { pattern: new RegExp(`${INTERFACES}\\b.*\\b(of|on|for)\\b`), weight: 0.9 },
-      { pattern: new RegExp(`^${INTERFACES}`), weight: 0.88 },
-      { pattern: new RegExp(`\\bhow many ${INTERFACES}|${INTERFACES}.*\\b(does|do) [a-z0-9]+(-[a-z0-9]+){2,} have\\b`), weight: 0.9 },
-    ],
-    unless: [/\b(ips?|addresses)\b/],
-    requires: ['device'],
-  },
-  {
-    intent: 'device_details',
-    complexity: 'complex',
-    patterns: [
-      { pattern: /\b(status|details?|describe|info(rmation)?|tell me about|show( me)?( the)?( device)?|inspect|what is)\b/, weight: 0.86 },
-      { pattern: /\b(ips?|addresses)\b.*\b(of|on|for)\b/, weight: 0.9 },
-      { pattern: /^(device )?[a-z0-9]+(-[a-z0-9]+){2,}[?]?$/, weight: 0.88 },
-      { pattern: /\b(which|what|where)\b.*\b(rack|site|type|model|role|status|primary ip)\b.*\b[a-z0-9]+(-[a-z0-9]+){2,}|\bwhere is [a-z0-9]+(-[a-z0-9]+){2,}/, weight: 0.9 },
-    ],
-    requires: ['device'],
-  },
-  {
     intent: 'search',
     complexity: 'simple',
     patterns: [{ pattern: /\b(find|search|look(ing)? (for|up)|where (is|'s)|anything (about|on|named|called))\b/, weight: 0.9 }],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createParser, type Query } from '@flotilla/query';
 import { generateNetBoxEstate } from '@flotilla/simulators';
 import { NETBOX_DOMAIN } from '../query/declare.js';
-import { listClassification, listOfQuery } from './typed-list.js';
+import { detailsClassification, listClassification, listOfQuery } from './typed-list.js';
 
 /**
  * A device or site list is read by the typed reading and, when NetBox's list applies all of it, planned as that list
@@ -15,6 +15,7 @@ const parser = createParser(NETBOX_DOMAIN, {
     site: distinct(estate.sites.map((s) => s.slug)),
     role: distinct(estate.devices.map((d) => d.role.slug ?? '')),
     tag: distinct(estate.devices.flatMap((d) => d.tags.map((t) => t.slug))),
+    name: distinct(estate.devices.map((d) => d.name)),
   },
 });
 
@@ -50,5 +51,21 @@ describe('a typed device or site list, planned as NetBox\'s list', () => {
       { entity: 'sites', what: { kind: 'breakdown', by: ['region'] } },
     ];
     for (const query of cases) expect(listOfQuery(query), JSON.stringify(query)).toBeUndefined();
+  });
+
+  it('reads one device asked for as a whole as the device view, and a field of it as the typed projection', () => {
+    const names = distinct(estate.devices.map((d) => d.name)).slice(0, 40);
+    const asks = ['show device {d}', 'tell me about {d}', '{d}', 'details of {d}', 'describe {d}', 'what is {d}?', 'info about device {d}', 'inspect {d} please'];
+    for (const [i, name] of names.entries()) {
+      const ask = asks[i % asks.length] ?? '{d}';
+      const question = ask.replace('{d}', name);
+      const c = detailsClassification(parser.parse(question, 0));
+      expect(c?.intent, question).toBe('device_details');
+      expect(c?.entities, question).toEqual({ device: name });
+      expect(c?.unused, question).toEqual([]);
+    }
+    for (const question of [`rack of ${names[0] ?? ''}`, `status of ${names[1] ?? ''}`, `interfaces of ${names[2] ?? ''}`, 'devices in ams1', `serial number of ${names[3] ?? ''}`]) {
+      expect(detailsClassification(parser.parse(question, 0)), question).toBeUndefined();
+    }
   });
 });

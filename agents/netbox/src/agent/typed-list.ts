@@ -1,6 +1,7 @@
 import type { Classification } from '@flotilla/agent-kit';
 import type { Parsed, Query, Where } from '@flotilla/query';
 import type { NetBoxIntent } from './intents.js';
+import { NETBOX_DOMAIN } from '../query/declare.js';
 
 /**
  * The typed reading of a list question, planned as NetBox's list: devices (by site, role, status, tag) or sites (by
@@ -60,4 +61,21 @@ export function listQueryOf(tool: string, args: Readonly<Record<string, unknown>
   }
   const where: Where | undefined = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { op: 'and', of: parts };
   return { entity: list.entity, ...(where === undefined ? {} : { where }), what: { kind: 'list' } };
+}
+
+/**
+ * The device view's classification of a typed reading: one device named by its name, asked for as a whole ("show
+ * device x", "tell me about x", "x"): its details, interfaces and addresses side by side. A field asked of it ("rack of
+ * x", "status of x") is the typed projection.
+ */
+export function detailsClassification(parsed: Parsed): Classification<NetBoxIntent> | undefined {
+  const query = parsed.query;
+  if (parsed.kind !== 'query' || query === undefined || query.entity !== 'devices' || query.what.kind !== 'fields' || parsed.inferred.length > 0 || parsed.notRead.length > 0 || parsed.cut) return undefined;
+  const devices = NETBOX_DOMAIN.entities.find((e) => e.name === 'devices');
+  const details = devices?.details ?? [];
+  const fields = query.what.fields;
+  if (fields.length !== details.length || !fields.every((f, i) => f === details[i])) return undefined;
+  const w = query.where;
+  if (w === undefined || w.op !== 'eq' || w.field !== devices?.nameField || typeof w.value !== 'string') return undefined;
+  return { intent: 'device_details', entities: { device: w.value }, confidence: 0.95, complexity: 'complex', alternatives: [], unused: parsed.unapplied, corrected: parsed.corrections };
 }
