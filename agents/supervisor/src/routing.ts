@@ -1,4 +1,4 @@
-import { QUESTION_MAX_CHARS } from '@flotilla/agent-kit';
+import { QUESTION_MAX_CHARS, questionParts } from '@flotilla/agent-kit';
 import { FuzzyIndex, readAct, type Parser, type ReadWord } from '@flotilla/query';
 import type { SkillView } from './registry.js';
 
@@ -184,12 +184,13 @@ export function isFollowUp(question: string): boolean {
   return act !== undefined && act.kind !== 'help';
 }
 
-/** Clauses of a question that may belong to different agents: "... and which ...", "...; ...". */
+/**
+ * Clauses of a question that may belong to different agents: the parts the domain agents answer one by one
+ * (@flotilla/agent-kit `questionParts`: "... and which ...", "...; ...", "...? ..."), so a part routed to an agent is
+ * one that agent reads as a part.
+ */
 export function clauses(question: string): string[] {
-  return question
-    .split(/\s*;\s*|,?\s+(?:and|also|plus)\s+(?=(?:which|what|how|list|show|are|is|do|does|find|where|who|give|get)\b)/i)
-    .map((c) => c.trim())
-    .filter((c) => c.length > 0);
+  return questionParts(question);
 }
 
 export function route(question: string, agents: readonly RoutableAgent[], last: readonly string[] = []): RoutingDecision {

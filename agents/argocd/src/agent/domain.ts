@@ -230,7 +230,8 @@ function listAnswer(tool: ListTool, args: Args, results: readonly ToolResult[], 
         : view.namesKnown === true
           ? ` Every name in it is one Argo CD has: no ${SINGULAR[what] ?? what} matches all of it.`
           : ` I could not find any: ${exact.map((k) => `${k.replace(/_/g, ' ')} ${scalar(args[k])}`).join(', ')} may be misspelt (names and label values are compared exactly).`;
-    return { text: `0 ${what} match${filters}.${check}\n${noteText}`.trimEnd(), options: tool === 'list_applications' ? ['list all applications', 'what needs attention?'] : [], memory: undefined };
+    // An empty list is still a list: "what about staging?" edits its query.
+    return { text: `0 ${what} match${filters}.${check}\n${noteText}`.trimEnd(), options: tool === 'list_applications' ? ['list all applications', 'what needs attention?'] : [], memory: { ...memory, end: 0 } };
   }
   const capped = first.body.search !== undefined && (first.body.search as { capped?: boolean }).capped === true;
   const head = capped ? `The search stopped at ${total} matches; narrow it for a complete answer.\n` : '';
@@ -498,7 +499,7 @@ function respondTo(
       return nextPageAnswer(memory, results, {
         nothingYet: 'There is no list to continue yet: ask for one first (e.g. "list all applications").',
         examples: HELP_OPTIONS,
-        ended: (m) => (m.offset === 0 && (m.end ?? 0) >= m.total ? `No more: that was all ${m.total}, shown whole.` : `That was the last page (${m.total} items).`),
+        ended: (m) => (m.total === 0 ? 'No more: that list was empty.' : m.offset === 0 && (m.end ?? 0) >= m.total ? `No more: that was all ${m.total}, shown whole.` : `That was the last page (${m.total} items).`),
         next: (m) => listAnswer(m.tool, m.args, results, { what: m.tool === 'list_applications' ? 'applications' : 'results' }),
       });
     case 'search': {

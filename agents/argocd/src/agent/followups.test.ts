@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actPage, actTurn, CapabilityIndex, type ToolResult } from '@flotilla/agent-kit';
 import { createMemoryResultStore } from '@flotilla/bounded-tools';
@@ -65,6 +66,56 @@ const projectOf = (count: (n: number) => boolean): { name: string; size: number 
   if (found === undefined) throw new Error('the estate has no such project');
   return { name: found[0], size: found[1] };
 };
+
+type App = (typeof apps)[number];
+/** A condition as people say it, and the simple evaluator of it over the raw estate (not the planner). */
+interface Said {
+  readonly words: string;
+  readonly field: 'sync' | 'health';
+  /** One value of its field ("degraded"), not a set of them ("unhealthy"). */
+  readonly one: boolean;
+  readonly holds: (a: App) => boolean;
+}
+const distinctOf = (xs: readonly (string | undefined)[]): string[] => [...new Set(xs.filter((x): x is string => x !== undefined && x !== ''))].sort();
+const envs = distinctOf(apps.map((a) => a.metadata.labels?.env));
+const STATUS: readonly Said[] = [
+  { words: 'out of sync', field: 'sync', one: true, holds: (a) => a.status.sync.status === 'OutOfSync' },
+  { words: 'synced', field: 'sync', one: true, holds: (a) => a.status.sync.status === 'Synced' },
+  ...['Degraded', 'Healthy', 'Progressing', 'Missing', 'Suspended'].map((h): Said => ({ words: h.toLowerCase(), field: 'health', one: true, holds: (a: App) => a.status.health.status === h })),
+  { words: 'unhealthy', field: 'health', one: false, holds: (a) => a.status.health.status !== 'Healthy' },
+];
+/** The first count an answer states: "Page 1 of 4 (65 applications", "3 applications (", "0 applications match", "No applications match". */
+const statedTotal = (answer: string): number | undefined => {
+  const lead = answer.split('\n').filter((l) => !l.startsWith('(Read as')).slice(0, 2).join(' ');
+  if (/^No applications match\b/.test(lead)) return 0;
+  const m = /(\d[\d,]*) applications?\b/.exec(lead);
+  return m?.[1] === undefined ? undefined : Number(m[1].replace(/,/g, ''));
+};
+
+describe('follow-ups are edits of the list before them (generated)', () => {
+  it('narrows, replaces and counts within the last list, whatever filters it had, as the raw estate says', async () => {
+    const narrow = ['only the {b} ones', 'of those, which are {b}?', 'just the {b} ones please', 'and which of them are {b}?'];
+    const counted = ['and how many of those are {b}?', 'how many of them are {b}?'];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...envs), fc.constantFrom(...STATUS), fc.constantFrom(...STATUS), fc.constantFrom(...narrow, ...counted), fc.constantFrom(...envs), async (env, a, b, edit, other) => {
+        const ask = conversationOf();
+        const inEnv = (x: App): boolean => x.metadata.labels?.env === env;
+        await ask(`which apps in ${env} are ${a.words}?`);
+        // A second single value of the same field replaces the first ("degraded", then "only the healthy ones": the
+        // documented reading of an edit, said as "Read as"); anything else narrows ("degraded", then "only the unhealthy ones").
+        const replaces = a.one && b.one && a.field === b.field;
+        const kept = (x: App): boolean => inEnv(x) && b.holds(x) && (replaces || a.holds(x));
+        const reply = await ask(edit.replace('{b}', b.words));
+        expect(statedTotal(reply.answer), `${env} ${a.words} → ${edit.replace('{b}', b.words)}\n${reply.answer.slice(0, 300)}`).toBe(apps.filter(kept).length);
+        // "what about <another environment>?" replaces the environment and keeps the rest.
+        const moved = await ask(`what about ${other}?`);
+        const there = (x: App): boolean => x.metadata.labels?.env === other && b.holds(x) && (replaces || a.holds(x));
+        expect(statedTotal(moved.answer), `… → what about ${other}?\n${moved.answer.slice(0, 300)}`).toBe(apps.filter(there).length);
+      }),
+      { numRuns: 40, seed: 35 },
+    );
+  });
+});
 
 describe('follow-ups of a count answer', () => {
   it('"how many apps are in prod?" leads with the number, no rows; "next page" then shows rows 1-20 and goes on', async () => {

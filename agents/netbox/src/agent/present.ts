@@ -150,7 +150,8 @@ export function createRespond({ now, plan: planFor }: PresentOptions): AgentDoma
     const total = Number(first.body.total ?? 0);
     const offset = Number(first.body.offset ?? 0);
     const filters = describe(first.call.tool === 'read_result' ? (input.memory?.args ?? {}) : first.call.args);
-    if (total === 0) return { text: `No ${input.what} match${filters}.`, options: HELP_OPTIONS.slice(0, 3), memory: undefined };
+    // An empty list is still a list: "what about lon1?" edits its query.
+    if (total === 0) return { text: `No ${input.what} match${filters}.`, options: HELP_OPTIONS.slice(0, 3), memory: sessionFrom(input.contextId, input.results, 0, PRESENTATION.showWholeMax, input.itemKind, input.memory) };
     const batch = Number(first.call.args.limit ?? PRESENTATION.showWholeMax);
     const rows = rowsOf(input.results).slice(0, batch);
     const columns = COLUMNS[input.itemKind] ?? Object.keys(rows[0] ?? {}).slice(0, 6);

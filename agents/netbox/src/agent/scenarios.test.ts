@@ -221,6 +221,42 @@ describe('NetBox scenarios over A2A', () => {
     }
   });
 
+  it('follow-ups edit the list before them (generated): narrowed by a status, counted within it, moved to another site', async () => {
+    type Device = (typeof estate.devices)[number];
+    const sites = [...new Set(estate.devices.map((d) => d.site.slug))].sort();
+    const ROLES = [['switch', 'switches'], ['server', 'servers'], ['firewall', 'firewalls'], ['router', 'routers']] as const;
+    const statuses = [...new Set(estate.devices.map((d) => d.status.value))].sort();
+    /** The first count an answer states, after any "Read as" line: "Batch 1 of 5: 110 devices", "17 devices at", "No devices match". */
+    const stated = (answer: string): number | undefined => {
+      const lead = answer.split('\n').filter((l) => !l.startsWith('(Read as')).slice(0, 2).join(' ');
+      if (/^No devices match\b/.test(lead)) return 0;
+      const m = /(\d[\d,]*) devices?\b/.exec(lead);
+      return m?.[1] === undefined ? undefined : Number(m[1].replace(/,/g, ''));
+    };
+    const edits = ['only the {s} ones', 'of those, which are {s}?', 'how many of them are {s}?', 'and which of those are {s}?'];
+    // A model of the questions, not of the agent: seeded picks of site, role, status, phrasing and a second site.
+    let seed = 36;
+    const pick = <T,>(xs: readonly T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return xs[Math.floor(seed / 65_536) % xs.length] as T;
+    };
+    for (let run = 0; run < 12; run += 1) {
+      const site = pick(sites);
+      const [role, plural] = pick(ROLES);
+      const status = pick(statuses);
+      const edit = pick(edits).replace('{s}', status);
+      const other = pick(sites);
+      const contextId = randomUUID();
+      const base = (d: Device, at: string): boolean => d.site.slug === at && d.role.slug === role;
+      const first = await ask(`list the ${plural} in ${site}`, contextId);
+      expect(stated(first.answer), `${plural} in ${site}`).toBe(estate.devices.filter((d) => base(d, site)).length);
+      const narrowed = await ask(edit, contextId);
+      expect(stated(narrowed.answer), `${plural} in ${site} → ${edit}\n${narrowed.answer.slice(0, 200)}`).toBe(estate.devices.filter((d) => base(d, site) && d.status.value === status).length);
+      const moved = await ask(`what about ${other}?`, contextId);
+      expect(stated(moved.answer), `… → what about ${other}?\n${moved.answer.slice(0, 200)}`).toBe(estate.devices.filter((d) => base(d, other) && d.status.value === status).length);
+    }
+  });
+
   it('a place NetBox does not hold is said to be unknown, not answered as an empty list', async () => {
     const r = await ask('devices in xyz9', randomUUID());
     expect(r.answer).toContain('xyz9');
