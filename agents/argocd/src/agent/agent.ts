@@ -1,7 +1,7 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
 import { actPage, actTurn, EDITS_LAST_ENTITY, typedPageTurn, boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, mcpToolCaller, oneValue, readableParts, routingReading, parseMemo, questionParts, reasoningWords, typedTurn, type Classification, type TurnResult } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { applyEdit, conditionsOf, multiFields, readAct, type EditMarks, type Lexicon, type Query, type Where } from '@flotilla/query';
+import { applyEdit, conditionsOf, multiFields, readAct, type EditMarks, type Lexicon, type Where } from '@flotilla/query';
 import { liveParser, typedAnswers, typedOf } from './typed.js';
 import { createArgoCdDomain, type ArgoMemory } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
@@ -22,23 +22,6 @@ export interface ArgoCdAgentOptions extends DomainAgentOptions<ArgoIntent, ArgoM
   readonly lifetime?: AbortSignal | undefined;
   /** Told when the lexicon has read the estate's names (the card then carries them for the supervisor's router). */
   readonly onLexicon?: ((lexicon: Lexicon) => void) | undefined;
-}
-
-/** The intent rules' filter entities, as the typed query's fields. */
-const FIELD_OF_ENTITY: Readonly<Record<string, string>> = {
-  sync: 'sync', health: 'health', env: 'env', team: 'team', project: 'project', cluster: 'cluster', namespace: 'namespace', repo: 'repo',
-  phase: 'operation', auto_sync: 'auto_sync', name_contains: 'name', name_guess: 'name', label: 'label', label_exists: 'label',
-};
-/**
- * Whether the intent rules filter an application list on the fields the typed query reads. They may recognise a
- * word and apply nothing ("apps synced in qa": "synced" read, no sync filter); when the readings differ, the typed
- * one, which accounts for every word by a node of the query, answers.
- */
-function sameFields(c: Classification<ArgoIntent>, query: Query): boolean {
-  if (c.intent !== 'list_applications') return true;
-  const old = new Set(Object.keys(c.entities).flatMap((k) => (k === 'window' ? [oneValue(c.entities.window) ?? ''] : FIELD_OF_ENTITY[k] === undefined ? [] : [FIELD_OF_ENTITY[k] ?? ''])));
-  const typed = new Set(conditionsOf(query.where).map((x) => (x.field === 'region' || x.field === 'tier' ? 'label' : x.field)));
-  return old.size === typed.size && [...old].every((f) => typed.has(f));
 }
 
 /** Entities of the intent rules that name something in the estate. */
@@ -171,14 +154,11 @@ export function createArgoCdAgent(options: ArgoCdAgentOptions) {
       const shape = parsed.query?.what.kind;
       const ownShape = shape === 'breakdown' || shape === 'top' || shape === 'compare' || shape === 'fields';
       const editsTyped = lastTyped && (marks.anaphora || marks.about || marks.only || marks.leadingAnd || !marks.ownEntity);
-      // The rules say they read every word of a list question, yet filter on other fields than the typed reading: the
-      // typed answer, which names the words it did not apply, is the one that does not mislead.
-      const disagree = oldSure && old.intent === 'list_applications' && !sameFields(old, parsed.query) && parsed.unapplied.length <= 2;
-      if (!typedAnswers(parsed) && !disagree) return undefined;
+      if (!typedAnswers(parsed)) return undefined;
       // A negation is the typed reading's (the rules' "not" attaches to a word by its pattern, not by the sentence),
       // unless the question has several parts, which the rules answer one by one.
       const negation = hasNot(parsed.query.where) && questionParts(question).length < 2;
-      if (oldSure && !ownShape && !editsTyped && !negation && namesKnown(old, lexicon) && sameFields(old, parsed.query)) return undefined;
+      if (oldSure && !ownShape && !editsTyped && !negation && namesKnown(old, lexicon)) return undefined;
       // The entity was only guessed from a name ("anything named fraud-api": an application set's name, and part of
       // applications'): the rules, sure of their reading (a search across kinds), keep it.
       if (oldSure && old.intent === 'search' && !marks.ownEntity && parsed.query.entity !== ARGOCD_DOMAIN.defaultEntity) return undefined;

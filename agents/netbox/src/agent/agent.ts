@@ -11,7 +11,7 @@ import { detailsClassification, listClassification, listQueryOf } from './typed-
 import { lastQuery } from './typed.js';
 
 /** Standalone questions whose answers may be reused (continuations such as "next page" never are). */
-export const CACHEABLE_INTENTS: readonly NetBoxIntent[] = ['query', 'list_sites', 'list_devices', 'device_details', 'site_interfaces', 'device_interfaces', 'prefix_free', 'prefix_used', 'search', 'help'];
+export const CACHEABLE_INTENTS: readonly NetBoxIntent[] = ['query', 'list_sites', 'list_devices', 'device_details', 'site_interfaces', 'prefix_free', 'prefix_used', 'search', 'help'];
 
 /**
  * The shared workflow's options (an MCP client to the NetBox MCP server, …; `memoryStore` holds the conversations'
@@ -40,7 +40,7 @@ function oldFields(c: Classification<NetBoxIntent>): Set<string> {
   const out = new Set<string>();
   for (const [k, v] of Object.entries(c.entities)) {
     if (k === 'state') out.add((oneValue(v) ?? '').split('=')[0] ?? '');
-    else if (k === 'device') out.add(c.intent === 'device_interfaces' ? 'device' : 'name');
+    else if (k === 'device') out.add('name');
     // A region the rules read but their device lists do not apply ("I did not apply region europe"): not theirs.
     else if (['site', 'role', 'status', 'tag'].includes(k)) out.add(k);
   }
@@ -185,8 +185,7 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     // NetBox's (and corrects them). Before the lexicon is read, nothing is known and the rules' reading stands.
     const namesKnown = parser.lexicon.liveCount === 0 || ['site', 'device'].every((k) => { const v = oneValue(old.entities[k]); return v === undefined || parser.lexicon.spelling.has(v.toLowerCase()); });
     // The rules keep the questions they read completely, on the same fields and names, in a shape they have.
-    // A device's interfaces are the typed query's: a count is counted, and a list of up to 50 is shown whole.
-    if (old.intent !== 'device_interfaces' && oldSure && !ownShape && !(lastTyped && follows) && !negated && namesKnown && sameFields(old, parsed.query)) return undefined;
+    if (oldSure && !ownShape && !(lastTyped && follows) && !negated && namesKnown && sameFields(old, parsed.query)) return undefined;
     return turn(typedOf(parsed, parser.lexicon), lastTyped && follows);
   }
   /**

@@ -13,7 +13,7 @@ const classifier = createNetBoxClassifier();
 // (agent.ts), not from the rules: they have no phrasings here (see typed-list.test.ts); nor have the conversation's
 // acts (pages, summaries, help, a sample, the whole: @flotilla/query `readAct`, acts.test.ts), the edits of a list,
 // and one device's view or interfaces (typed-list.test.ts, typed.test.ts).
-const PHRASINGS: Readonly<Record<Exclude<NetBoxIntent, 'unknown' | 'query' | 'query_followup' | 'list_sites' | 'list_devices' | 'next_page' | 'summary' | 'help' | 'refine' | 'device_details' | 'device_interfaces'>, readonly (readonly [question: string, entities: Readonly<Record<string, string>>])[]>> = {
+const PHRASINGS: Readonly<Record<Exclude<NetBoxIntent, 'unknown' | 'query' | 'query_followup' | 'list_sites' | 'list_devices' | 'next_page' | 'summary' | 'help' | 'refine' | 'device_details'>, readonly (readonly [question: string, entities: Readonly<Record<string, string>>])[]>> = {
   site_interfaces: [
     ['interfaces of every switch in ams1', { site: 'ams1', role: 'switch' }],
     ['interfaces of all devices at ams1', { site: 'ams1' }],

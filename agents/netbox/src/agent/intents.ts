@@ -6,7 +6,6 @@ export const NETBOX_INTENTS = [
   'list_devices',
   'device_details',
   'site_interfaces',
-  'device_interfaces',
   'prefix_free',
   'prefix_used',
   'search',

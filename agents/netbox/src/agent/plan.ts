@@ -35,8 +35,6 @@ export function planFor(c: Classification<NetBoxIntent>, memory: ProgressiveSess
       return [{ tool: 'get_netbox_object', args: { object_type: 'devices', name: oneValue(e.device) } }];
     case 'site_interfaces':
       return [page('list_interfaces', defined({ site: oneValue(e.site), role: oneValue(e.role), ...interfaceState(e) }))];
-    case 'device_interfaces':
-      return [page('list_interfaces', { device: oneValue(e.device), ...interfaceState(e) })];
     case 'prefix_free':
       return [{ tool: 'get_prefix_usage', args: { prefix: oneValue(e.prefix), free_shown: 20 } }];
     case 'prefix_used':

@@ -293,7 +293,6 @@ export function createRespond({ now, plan: planFor }: PresentOptions): AgentDoma
       case 'list_devices':
         return list('devices', 'devices');
       case 'site_interfaces':
-      case 'device_interfaces':
         return list('interfaces', 'interfaces');
       case 'prefix_used':
         return list('used addresses', 'ip_addresses');

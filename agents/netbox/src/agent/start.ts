@@ -49,7 +49,6 @@ export const SKILL_OF_NETBOX_INTENT: Readonly<Record<NetBoxIntent, string>> = {
   device_details: 'netbox-inventory',
   search: 'netbox-inventory',
   site_interfaces: 'netbox-connectivity',
-  device_interfaces: 'netbox-connectivity',
   next_page: 'netbox-connectivity',
   refine: 'netbox-connectivity',
   summary: 'netbox-connectivity',
