@@ -17,7 +17,8 @@ import {
   type ToolCall,
   type ToolResult,
 } from '@flotilla/agent-kit';
-import { and, type Query, type Where } from '@flotilla/query';
+import { and, type Query } from '@flotilla/query';
+import { NEEDS_ATTENTION } from '../query/declare.js';
 import { listQueryOf } from './typed-list.js';
 import { NOT_HEALTHY, type ArgoIntent } from './intents.js';
 import { PRESENTATION } from './presentation.js';
@@ -542,8 +543,7 @@ function attentionMemory(outOfSync: ToolResult, unhealthy: ToolResult | undefine
   const total = Number(outOfSync.body.total ?? 0) + Number(unhealthy?.body.total ?? 0);
   const scope = listQueryOf(Object.fromEntries(Object.entries(args).filter(([k]) => k !== 'sync_status')));
   if (scope === undefined) return { tool: 'list_applications', args, offset: 0, total: Number(outOfSync.body.total ?? 0) };
-  const either: Where = { op: 'or', of: [{ op: 'eq', field: 'sync', value: 'OutOfSync' }, { op: 'not', of: { op: 'eq', field: 'health', value: 'Healthy' } }] };
-  const where = and(scope.where, either);
+  const where = and(scope.where, NEEDS_ATTENTION);
   const query: Query = { entity: 'applications', ...(where === undefined ? {} : { where }), what: { kind: 'list' } };
   return { tool: 'query', args: { ...query }, offset: 0, end: 0, total, query };
 }

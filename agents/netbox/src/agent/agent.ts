@@ -147,7 +147,7 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
       // An edit the last answer cannot take (a status of interfaces, a narrowing of a device's details) is said so.
       if (edited === undefined || edited.kind === 'standalone') return { ...actTurn<NetBoxIntent>('unknown', { [EDITS_LAST_ENTITY]: 'yes' }), confidence: 0, unused: parsed.unapplied };
       // A list kept in the result store is narrowed there, without asking NetBox again.
-      const filter = memory?.resultId === undefined || previous === undefined ? undefined : storedFilter(previous, edited);
+      const filter = memory.resultId === undefined || previous === undefined ? undefined : storedFilter(previous, edited);
       if (filter !== undefined) return actTurn<NetBoxIntent>('refine', { filter });
       const narrowed = { ...parsed, query: edited.query };
       const list = listClassification(narrowed);
@@ -174,8 +174,8 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
     // does not take a question the typed reading reads completely.
     if ((RULES_ONLY.has(old.intent) && oldSure) || (oldSure && parsed.inferred.length > 0)) return undefined;
     const shape = parsed.query.what.kind;
-    // A device named alone ("show device x") is the rules' device view (its interfaces and addresses beside it); a
-    // field asked of it ("serial of x") is the typed projection.
+    // A device named alone ("show device x") is the device view (`detailsClassification`, its interfaces and addresses
+    // beside it), not a shape only the typed query has; a field asked of it ("serial of x") is the typed projection.
     const what = parsed.query.what;
     const details = NETBOX_DOMAIN.entities.find((e) => e.name === parsed.query?.entity)?.details;
     const detailsOnly = what.kind === 'fields' && details !== undefined && what.fields.length === details.length && what.fields.every((f, i) => f === details[i]);
