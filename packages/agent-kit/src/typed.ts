@@ -23,6 +23,7 @@ import {
   type Query,
   type Where,
   type ConversationAct,
+  NO_EDIT,
 } from '@flotilla/query';
 import type { FlotillaMetrics } from '@flotilla/metrics';
 
@@ -216,8 +217,7 @@ export const EDITS_LAST_ENTITY = 'edits_last';
 
 /** A page of the last typed answer ("next page", "page 3"): the same query, paged; it asks nothing of its own. */
 export function typedPageTurn<I extends string>(pageWanted: string): Classification<I> {
-  const edit = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: false, ownWhat: false, subjectless: false };
-  return typedTurn<I>({ query: undefined, edit, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted }, true);
+  return typedTurn<I>({ query: undefined, edit: NO_EDIT, unapplied: [], corrections: [], inferred: [], notRead: [], page: true, pageWanted }, true);
 }
 
 /** The page a page act asks for, as `pageOffset` reads it: "next", "previous" or a 1-based page number. */

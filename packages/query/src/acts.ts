@@ -29,7 +29,7 @@ export const ACT_LIMITS = { maxWords: 16 } as const;
 /** Words any request carries: politeness, the verbs of asking for more, articles, the last answer as a pronoun. */
 const CARRIER: ReadonlySet<string> = new Set([
   'hi', 'hello', 'hey', 'please', 'pls', 'plz', 'kindly', 'thanks', 'thank', 'ok', 'okay', 'sure', 'yes', 'yeah', 'yep', 'great', 'cool', 'now', 'then', 'and', 'so', 'also', 'again', 'is', 'are', 'there', 'any',
-  'can', 'could', 'would', 'will', 'you', 'i', 'we', 'me', 'us', 'want', 'wanna', 'like', 'need', 'to', 'let', 'lets', 'see', 'show', 'give', 'get', 'go', 'take', 'have', 'do', 'just',
+  'can', 'could', 'would', 'will', 'you', 'i', 'we', 'me', 'us', 'want', 'wanna', 'like', 'need', 'let', 'lets', 'see', 'show', 'give', 'get', 'go', 'take', 'have', 'do', 'just',
   'the', 'a', 'an', 'of', 'on', 'to', 'with', 'them', 'those', 'these', 'it', 'that', 'this', 'ones', 'one', 'results', 'result', 'rows', 'row', 'items', 'entries', 'lines', 'list', 'answer', 'instead',
 ]);
 /** Words that say the pronoun's list itself is wanted: "list them", "show those" (from its first row). */

@@ -15,7 +15,7 @@ export {
 } from './domain.js';
 export { FuzzyIndex, FUZZY_LIMITS, editDistance } from './fuzzy.js';
 export { Lexicon, LEXICON_LIMITS, type LiveValue, type LiveValues } from './lexicon.js';
-export { createParser, PARSE_LIMITS, type ParseContext, type Parser, type Parsed, type EditMarks, type ActionRequest, type Correction, type ReadWord } from './parse.js';
+export { createParser, NO_EDIT, PARSE_LIMITS, type ParseContext, type Parser, type Parsed, type EditMarks, type ActionRequest, type Correction, type ReadWord } from './parse.js';
 export { domainCard, readDomainCard, DOMAIN_CARD_LIMITS, type DomainCard } from './card.js';
 export { applyEdit, type Edited, type EditKind } from './edit.js';
 export { describeQuery } from './describe.js';

@@ -362,7 +362,7 @@ export function parseWith(lexicon: Lexicon, question: string, now: number, conte
     const part = named.find((it) => it !== target);
     const targetValue = senseOf(target, 'value')?.value ?? target?.text;
     const read: ReadWord[] = [{ text: first?.text ?? verb.verb, as: 'action' }, ...named.map((it) => ({ text: it.text, as: known(it) ? ('live' as const) : ('guess' as const) }))];
-    return { kind: 'action', query: undefined, action: { verb: verb.verb, target: targetValue, ...(part === undefined ? {} : { part: senseOf(part, 'value')?.value ?? part.text }) }, edit: noEdit, unapplied: [], clock: false, read, ...base };
+    return { kind: 'action', query: undefined, action: { verb: verb.verb, target: targetValue, ...(part === undefined ? {} : { part: senseOf(part, 'value')?.value ?? part.text }) }, edit: NO_EDIT, unapplied: [], clock: false, read, ...base };
   }
 
   const { entity, own: ownEntity } = chooseEntity(domain, items, context.entity);
@@ -914,7 +914,8 @@ function readAs(lexicon: Lexicon, it: Item): ReadWord['as'] | undefined {
   return undefined;
 }
 
-const noEdit: EditMarks = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: false, ownWhat: false, subjectless: false };
+/** The marks of a question that points back at nothing and says nothing of its own. */
+export const NO_EDIT: EditMarks = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: false, ownWhat: false, subjectless: false };
 
 /** Openings that ask a quantity or a list of no named subject: "how many are…", "which are…". */
 const SUBJECTLESS: ReadonlySet<string> = new Set(['how many are', 'how many is', 'how many were', 'how many have', 'how many of', 'which are', 'which ones are', 'which of', 'count the ones', 'list the ones', 'show the ones']);

@@ -4,29 +4,23 @@ import { Role, TaskState, type Message } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import type { Client } from '@modelcontextprotocol/client';
 import { startA2AServer, type RunningA2AServer } from '@flotilla/agent-kit';
-import { createMemoryResultStore } from '@flotilla/bounded-tools';
 import { silentLogger } from '@flotilla/core';
-import { createMetrics } from '@flotilla/metrics';
-import { generateArgoEstate, startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
-import { loadTokenCounter } from '@flotilla/tokens';
-import { ArgoCdClient } from '../client/argocd-client.js';
-import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
-import { connectArgoCdToolsInProcess } from '../server.js';
+import { generateArgoEstate } from '@flotilla/simulators';
+import type { TokenCounter } from '@flotilla/tokens';
 import { createArgoCdAgent } from './agent.js';
+import { argoCdToolsOverSimulator, type ArgoCdToolsHarness } from '../simulated-tools.test-util.js';
 
 const TOKEN = 'a2a-test-token-0001';
 const estate = generateArgoEstate();
-let sim: RunningSimulator;
+let harness: ArgoCdToolsHarness;
+let counter: TokenCounter;
 let mcp: Client;
-let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
+let tools: ArgoCdToolsHarness['tools'];
 let a2a: RunningA2AServer;
 
 beforeAll(async () => {
-  const counter = await loadTokenCounter();
-  sim = await startArgoCdSimulator({ token: TOKEN, estate });
-  const metrics = createMetrics();
-  const client = new ArgoCdClient({ baseUrl: sim.url, token: TOKEN, limits: UPSTREAM_DEFAULTS, metrics, logger: silentLogger() });
-  tools = await connectArgoCdToolsInProcess({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
+  harness = await argoCdToolsOverSimulator({ token: TOKEN, estate });
+  ({ tools, counter } = harness);
   mcp = tools.client;
   const agent = createArgoCdAgent({ mcp, counter });
   a2a = await startA2AServer({
@@ -42,8 +36,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await a2a.close();
-  await tools.close();
-  await sim.close();
+  await harness?.close();
 });
 
 const message = (text: string, contextId: string): Message => ({

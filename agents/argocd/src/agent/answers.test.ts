@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANSWER_CACHE_DEFAULTS, AnswerCache, CapabilityIndex } from '@flotilla/agent-kit';
-import { createMemoryResultStore } from '@flotilla/bounded-tools';
-import { silentLogger } from '@flotilla/core';
-import { createMetrics } from '@flotilla/metrics';
-import { generateArgoEstate, startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
-import { loadTokenCounter } from '@flotilla/tokens';
-import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
-import { ArgoCdClient } from '../client/argocd-client.js';
-import { connectArgoCdToolsInProcess } from '../server.js';
+import { generateArgoEstate } from '@flotilla/simulators';
+import type { TokenCounter } from '@flotilla/tokens';
 import { createArgoCdAgent } from './agent.js';
+import { argoCdToolsOverSimulator, type ArgoCdToolsHarness } from '../simulated-tools.test-util.js';
 
 /**
  * Issue 17's seen cases: questions a new user typed, each expected answer computed from the simulator's estate.
@@ -18,24 +13,21 @@ const TOKEN = 'answers-test-token-01';
 const NOW = Date.parse('2025-11-20T09:30:00Z');
 const estate = generateArgoEstate();
 const apps = estate.applications;
-let sim: RunningSimulator;
-let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
+let harness: ArgoCdToolsHarness;
+let counter: TokenCounter;
+let tools: ArgoCdToolsHarness['tools'];
 let agent: ReturnType<typeof createArgoCdAgent>;
 let cached: ReturnType<typeof createArgoCdAgent>;
 
 beforeAll(async () => {
-  const counter = await loadTokenCounter();
-  sim = await startArgoCdSimulator({ token: TOKEN, estate });
-  const metrics = createMetrics();
-  const client = new ArgoCdClient({ baseUrl: sim.url, token: TOKEN, limits: UPSTREAM_DEFAULTS, metrics, logger: silentLogger() });
-  tools = await connectArgoCdToolsInProcess({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
+  harness = await argoCdToolsOverSimulator({ token: TOKEN, estate });
+  ({ tools, counter } = harness);
   const capabilities = await CapabilityIndex.fromClient(tools.client);
   agent = createArgoCdAgent({ mcp: tools.client, counter, capabilities, now: () => NOW });
   cached = createArgoCdAgent({ mcp: tools.client, counter, capabilities, now: () => NOW, answerCache: new AnswerCache(ANSWER_CACHE_DEFAULTS) });
 });
 afterAll(async () => {
-  await tools.close();
-  await sim.close();
+  await harness?.close();
 });
 
 /** The cluster an application deploys to, whichever way its destination names it. */

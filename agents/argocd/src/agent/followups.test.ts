@@ -1,20 +1,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actPage, actTurn, CapabilityIndex, type ToolResult } from '@flotilla/agent-kit';
-import { createMemoryResultStore } from '@flotilla/bounded-tools';
-import { silentLogger } from '@flotilla/core';
-import { createMetrics } from '@flotilla/metrics';
-import { generateArgoEstate, startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
-import { loadTokenCounter } from '@flotilla/tokens';
-import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
-import { ArgoCdClient } from '../client/argocd-client.js';
-import { connectArgoCdToolsInProcess } from '../server.js';
+import { generateArgoEstate } from '@flotilla/simulators';
+import type { TokenCounter } from '@flotilla/tokens';
 import { createArgoCdAgent } from './agent.js';
 import { createArgoCdDomain, PRESENTATION } from './domain.js';
 import { createArgoCdClassifier, type ArgoIntent } from './intents.js';
 import { listClassification } from './typed-list.js';
 import { createParser, readAct } from '@flotilla/query';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
+import { argoCdToolsOverSimulator, type ArgoCdToolsHarness } from '../simulated-tools.test-util.js';
 
 /**
  * Follow-ups of a count answer: a count leads with the number and shows its rows only when there are at most
@@ -26,22 +21,19 @@ const TOKEN = 'followups-test-token-01';
 const NOW = Date.parse('2025-11-20T09:30:00Z');
 const estate = generateArgoEstate();
 const apps = estate.applications;
-let sim: RunningSimulator;
-let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
+let harness: ArgoCdToolsHarness;
+let counter: TokenCounter;
+let tools: ArgoCdToolsHarness['tools'];
 let agent: ReturnType<typeof createArgoCdAgent>;
 
 beforeAll(async () => {
-  const counter = await loadTokenCounter();
-  sim = await startArgoCdSimulator({ token: TOKEN, estate });
-  const metrics = createMetrics();
-  const client = new ArgoCdClient({ baseUrl: sim.url, token: TOKEN, limits: UPSTREAM_DEFAULTS, metrics, logger: silentLogger() });
-  tools = await connectArgoCdToolsInProcess({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
+  harness = await argoCdToolsOverSimulator({ token: TOKEN, estate });
+  ({ tools, counter } = harness);
   const capabilities = await CapabilityIndex.fromClient(tools.client);
   agent = createArgoCdAgent({ mcp: tools.client, counter, capabilities, now: () => NOW });
 });
 afterAll(async () => {
-  await tools.close();
-  await sim.close();
+  await harness?.close();
 });
 
 let conversation = 0;

@@ -1,18 +1,13 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMemoryResultStore, type BoundedToolResult } from '@flotilla/bounded-tools';
-import { silentLogger } from '@flotilla/core';
-import { createMetrics } from '@flotilla/metrics';
+import type { BoundedToolResult } from '@flotilla/bounded-tools';
 import { createParser, type Condition, type Query, type Where } from '@flotilla/query';
-import { generateArgoEstate, startArgoCdSimulator, type RunningSimulator } from '@flotilla/simulators';
-import { loadTokenCounter } from '@flotilla/tokens';
-import { UPSTREAM_DEFAULTS } from '@flotilla/upstream';
-import { ArgoCdClient } from '../client/argocd-client.js';
+import { generateArgoEstate } from '@flotilla/simulators';
 import { ARGOCD_DOMAIN } from '../query/declare.js';
-import { connectArgoCdToolsInProcess } from '../server.js';
 import { applicationFilters } from './domain.js';
 import { NOT_HEALTHY } from './intents.js';
 import { attentionClassification, listClassification, listEntitiesOf, listQueryOf } from './typed-list.js';
+import { argoCdToolsOverSimulator, type ArgoCdToolsHarness } from '../simulated-tools.test-util.js';
 
 /**
  * A list question is read by the typed reading and executed by the list plan (`list_applications`). The translation
@@ -22,19 +17,15 @@ import { attentionClassification, listClassification, listEntitiesOf, listQueryO
 const TOKEN = 'typed-list-token-012345';
 const estate = generateArgoEstate();
 const EPOCH = Date.parse('2025-11-20T09:30:00Z');
-let sim: RunningSimulator;
-let tools: Awaited<ReturnType<typeof connectArgoCdToolsInProcess>>;
+let harness: ArgoCdToolsHarness;
+let tools: ArgoCdToolsHarness['tools'];
 
 beforeAll(async () => {
-  const counter = await loadTokenCounter();
-  sim = await startArgoCdSimulator({ token: TOKEN, estate });
-  const metrics = createMetrics();
-  const client = new ArgoCdClient({ baseUrl: sim.url, token: TOKEN, limits: UPSTREAM_DEFAULTS, metrics, logger: silentLogger() });
-  tools = await connectArgoCdToolsInProcess({ client, counter, store: createMemoryResultStore(), metrics, logger: silentLogger() });
+  harness = await argoCdToolsOverSimulator({ token: TOKEN, estate });
+  ({ tools } = harness);
 });
 afterAll(async () => {
-  await tools?.close();
-  await sim?.close();
+  await harness?.close();
 });
 
 const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {

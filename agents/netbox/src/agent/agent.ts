@@ -1,7 +1,7 @@
 import { createDomainWorkflow, type DomainAgentOptions } from '@flotilla/agent-host';
 import { actPage, actTurn, EDITS_LAST_ENTITY, typedPageTurn, boundedMemoryStore, combineTurns, CONFIDENCE_THRESHOLD, liveParser, readableParts, routingReading, mcpToolCaller, oneValue, parseMemo, reasoningWords, typedAnswers, typedOf, typedTurn, type Classification, type MemoryStore, type TurnResult, type TypedQuestion } from '@flotilla/agent-kit';
 import type { FlotillaMetrics } from '@flotilla/metrics';
-import { applyEdit, conditionsOf, createParser, multiFields, readAct, type ConversationAct, type Edited, type Lexicon, type Parser, type Query, type Where } from '@flotilla/query';
+import { applyEdit, conditionsOf, createParser, multiFields, NO_EDIT, readAct, type ConversationAct, type Edited, type Lexicon, type Parser, type Query, type Where } from '@flotilla/query';
 import type { ProgressiveSession, RateState, SessionStore } from '@flotilla/limitations';
 import { NETBOX_DOMAIN } from '../query/declare.js';
 import { createNetBoxDomain } from './domain.js';
@@ -200,7 +200,8 @@ export function createNetBoxAgent(options: NetBoxAgentOptions) {
         // The totals of a typed answer are its query counted; of a list, the session's summary.
         const last = lastQuery(await memoryStore.load(contextId));
         if (last === undefined) return actTurn<NetBoxIntent>('summary');
-        const edit = { anaphora: false, about: false, only: false, leadingAnd: false, ownEntity: true, ownWhat: true, subjectless: false };
+        // Its own subject and what: the count stands as it is, not edited again.
+        const edit = { ...NO_EDIT, ownEntity: true, ownWhat: true };
         return turn({ query: { entity: last.entity, ...(last.where === undefined ? {} : { where: last.where }), what: { kind: 'count' } }, edit, unapplied: [], corrections: [], inferred: [], notRead: [], carried: 'last' }, false);
       }
       case 'retry':
